@@ -1,0 +1,40 @@
+#pragma once
+
+// Where the ranks of one test (or one pool of reused ranks) meet. The parent
+// owns it; nothing of it outlives the parent: the FileStore's file is unlinked
+// at once and reached through an inherited descriptor, and the TCPStore
+// listens on a kernel-chosen port only while the parent holds it.
+
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include <chrono>
+#include <string>
+
+#include "ranktest/test_options.h"
+
+namespace ranktest::internal {
+
+class Rendezvous {
+ public:
+  explicit Rendezvous(StoreKind kind);
+  ~Rendezvous();
+  Rendezvous(const Rendezvous&) = delete;
+  Rendezvous& operator=(const Rendezvous&) = delete;
+
+  // The RankLaunch::store value for ranks.
+  std::string address() const;
+  // The descriptor ranks inherit as kStoreFileFd, or -1.
+  int fileFd() const { return file_fd_; }
+
+ private:
+  int file_fd_ = -1;
+  c10::intrusive_ptr<c10d::Store> tcp_server_;
+  std::uint16_t port_ = 0;
+};
+
+// In a rank: connects to the store at `address` (see RankLaunch::store).
+c10::intrusive_ptr<c10d::Store> connectStore(const std::string& address,
+                                             int world_size,
+                                             std::chrono::milliseconds timeout);
+
+}  // namespace ranktest::internal

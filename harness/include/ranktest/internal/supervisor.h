@@ -1,0 +1,38 @@
+#pragma once
+
+// The parent's wait on the ranks of one test: reads their output and records,
+// stops the others at the first failing rank, and at the deadline asks the
+// ranks still running for their stacks, waits a short grace, and kills them.
+
+#include <chrono>
+#include <vector>
+
+#include "ranktest/internal/rank_process.h"
+#include "ranktest/internal/rank_report.h"
+
+namespace ranktest::internal {
+
+struct SuperviseOptions {
+  std::chrono::milliseconds timeout{60000};
+  // Reused workers finish a test with a kFinished record and stay alive;
+  // one-shot ranks finish by exiting.
+  bool reused = false;
+  bool verbose = false;         // stream "[rank N] ..." lines live
+  std::size_t tail_lines = 60;  // kept per rank for the report
+  // How long ranks may take to print their stacks at the deadline.
+  std::chrono::milliseconds stack_grace{2000};
+  // How long other ranks may go on once one rank skipped.
+  std::chrono::milliseconds skip_grace{5000};
+};
+
+struct SuperviseResult {
+  std::vector<RankReport> ranks;
+  std::chrono::milliseconds elapsed{0};
+  bool timed_out = false;
+  bool deadline_lifted = false;  // a rank waited for a debugger
+};
+
+SuperviseResult supervise(const std::vector<RankProcess*>& ranks,
+                          const SuperviseOptions& options);
+
+}  // namespace ranktest::internal

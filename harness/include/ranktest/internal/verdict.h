@@ -1,0 +1,41 @@
+#pragma once
+
+// Turns the ranks' reports into one gtest outcome: passed; skipped when every
+// rank skipped alike; otherwise failed, with one failure per failing rank.
+
+#include <string>
+#include <vector>
+
+#include "ranktest/internal/rank_report.h"
+#include "ranktest/internal/supervisor.h"
+
+namespace ranktest::internal {
+
+struct VerdictFailure {
+  std::string file;  // where the failure points; the test's file by default
+  int line = 0;
+  std::string text;
+};
+
+struct Verdict {
+  enum class Kind { kPassed, kSkipped, kFailed };
+  Kind kind = Kind::kPassed;
+  std::string skip_message;
+  std::vector<VerdictFailure> failures;
+};
+
+// What the report header says about the run, e.g. "fork, file store, gloo".
+struct RunDescription {
+  std::string test;  // full gtest name
+  std::string file;
+  int line = 0;
+  std::string how;
+  std::chrono::milliseconds timeout{0};
+};
+
+Verdict judge(const RunDescription& run, const SuperviseResult& result);
+
+// "SIGSEGV (Segmentation fault)".
+std::string describeSignal(int signal_number);
+
+}  // namespace ranktest::internal

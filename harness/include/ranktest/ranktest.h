@@ -1,0 +1,22 @@
+#pragma once
+
+// ranktest: multiprocess distributed tests on real c10d process groups.
+// Include this header; link ranktest::ranktest and ranktest::main (or call
+// init() and runAllTests() from your own main).
+
+#include "ranktest/backends.h"
+#include "ranktest/distributed_test.h"
+#include "ranktest/settings.h"
+#include "ranktest/skip_codes.h"
+#include "ranktest/test_options.h"
+
+namespace ranktest {
+
+// Initialises googletest and ranktest. In a spawned rank it runs the rank and
+// never returns; in the parent it returns normally.
+void init(int* argc, char** argv);
+
+// RUN_ALL_TESTS(), for symmetry with init().
+int runAllTests();
+
+}  // namespace ranktest

@@ -1,0 +1,43 @@
+#pragma once
+
+// The environment variables ranktest reads, parsed in one place.
+//
+//   WORLD_SIZE             runs every test at this world size only
+//   BACKEND                gloo (default) or nccl
+//   RANKTEST_START_METHOD  fork or spawn (a test's own trait wins)
+//   RANKTEST_STORE         file or tcp (a test's own trait wins)
+//   RANKTEST_TIMEOUT       default deadline in seconds (default 60)
+//   RANKTEST_TIMEOUT_SCALE multiplies every deadline (slow machines)
+//   RANKTEST_REUSE         1/0: force process reuse on or off
+//   RANKTEST_VERBOSE       1: stream every rank's output live
+//   RANKTEST_DEBUG_RANK    r: rank r waits for a debugger before its body
+//   RANKTEST_OUTPUT_LINES  lines of output kept per rank for reports (60)
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "ranktest/test_options.h"
+
+namespace ranktest {
+
+struct Settings {
+  std::optional<int> world_size;
+  std::string backend = "gloo";
+  std::optional<StartMethod> start_method;
+  std::optional<StoreKind> store;
+  std::chrono::milliseconds default_timeout{60000};
+  double timeout_scale = 1.0;
+  std::optional<bool> reuse_processes;
+  bool verbose = false;
+  std::optional<int> debug_rank;
+  std::size_t output_lines = 60;
+  // Non-empty when a variable holds a value we cannot use; every distributed
+  // test then fails with this message instead of guessing.
+  std::string error;
+};
+
+// Parsed once, on first use.
+const Settings& settings();
+
+}  // namespace ranktest

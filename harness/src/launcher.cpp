@@ -1,0 +1,206 @@
+// The parent side of a distributed test: one gtest test per world size whose
+// body checks the launch conditions, starts (or reuses) the ranks, supervises
+// them and turns their reports into the gtest outcome.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include "ranktest/backends.h"
+#include "ranktest/distributed_test.h"
+#include "ranktest/internal/rank_process.h"
+#include "ranktest/internal/registry.h"
+#include "ranktest/internal/rendezvous.h"
+#include "ranktest/internal/supervisor.h"
+#include "ranktest/internal/verdict.h"
+#include "ranktest/internal/worker_pool.h"
+#include "ranktest/settings.h"
+
+namespace ranktest::internal {
+namespace {
+
+std::map<std::string, TestInstance>& registry() {
+  static std::map<std::string, TestInstance> instances;
+  return instances;
+}
+
+std::optional<Skip> checkConditions(const TestInstance& t) {
+  LaunchConditions conditions{t.world_size, t.backend, visibleGpuCount(),
+                              ncclBuilt(), ncclVersion()};
+  if (t.backend == "nccl") {
+    if (!conditions.nccl_built) {
+      return Skip{SkipCode::kNcclMissing,
+                  "BACKEND=nccl, but c10d was not compiled with NCCL support"};
+    }
+    if (conditions.visible_gpus < t.world_size) {
+      return Skip{skipCodeForGpus(t.world_size),
+                  "BACKEND=nccl needs one GPU per rank: " +
+                      std::to_string(t.world_size) + " ranks, " +
+                      std::to_string(conditions.visible_gpus) + " GPUs"};
+    }
+  }
+  for (const Requirement& requirement : t.requirements) {
+    if (auto skip = requirement(conditions)) return skip;
+  }
+  return std::nullopt;
+}
+
+RankLaunch launchFor(const TestInstance& t, bool one_shot) {
+  RankLaunch launch;
+  launch.world_size = t.world_size;
+  launch.backend = t.backend;
+  launch.timeout = t.timeout;
+  launch.test = one_shot ? t.fullName() : std::string();
+  return launch;
+}
+
+SuperviseOptions superviseOptions(const TestInstance& t, bool reused) {
+  SuperviseOptions options;
+  options.timeout = t.timeout;
+  options.reused = reused;
+  options.verbose = settings().verbose;
+  options.tail_lines = settings().output_lines;
+  return options;
+}
+
+SuperviseResult runFresh(const TestInstance& t) {
+  Rendezvous rendezvous(t.store);
+  const std::optional<int> debug_rank = settings().debug_rank;
+  std::vector<std::unique_ptr<RankProcess>> owned;
+  std::vector<RankProcess*> ranks;
+  for (int rank = 0; rank < t.world_size; ++rank) {
+    RankLaunch launch = launchFor(t, /*one_shot=*/true);
+    launch.rank = rank;
+    launch.store = rendezvous.address();
+    launch.debug_wait = debug_rank == rank;
+    owned.push_back(RankProcess::start(launch, t.start_method,
+                                       rendezvous.fileFd(), false));
+    ranks.push_back(owned.back().get());
+  }
+  return supervise(ranks, superviseOptions(t, /*reused=*/false));
+}
+
+SuperviseResult runReused(const TestInstance& t) {
+  RankLaunch launch = launchFor(t, /*one_shot=*/false);
+  auto& pools = WorkerPools::instance();
+  WorkerPool* pool = &pools.get(launch, t.start_method, t.store);
+  if (!pool->dispatch(t.fullName())) {
+    // A worker died between tests; start afresh once.
+    pools.release(launch, t.start_method, t.store);
+    pool = &pools.get(launch, t.start_method, t.store);
+    pool->dispatch(t.fullName());
+  }
+  SuperviseResult result =
+      supervise(pool->ranks(), superviseOptions(t, /*reused=*/true));
+  const bool clean = !result.timed_out &&
+                     std::all_of(result.ranks.begin(), result.ranks.end(),
+                                 [](const RankReport& r) {
+                                   return r.passed() || r.skipped();
+                                 });
+  if (!clean) pools.release(launch, t.start_method, t.store);
+  return result;
+}
+
+std::string describeRun(const TestInstance& t) {
+  return toString(t.start_method) + ", " + toString(t.store) + ", " +
+         t.backend + (t.reuse_processes ? ", reused processes" : "");
+}
+
+class ParentTest : public ::testing::Test {
+ public:
+  explicit ParentTest(const TestInstance* instance) : instance_(instance) {}
+
+  static void TearDownTestSuite() { WorkerPools::instance().releaseAll(); }
+
+  void TestBody() override {
+    if (std::getenv(kSpawnedEnv) != nullptr) {
+      FAIL() << "[ranktest] a spawned rank ran the parent side of "
+             << instance_->fullName()
+             << ": this binary's main() must call ranktest::init(&argc, argv) "
+                "(or link ranktest::main)";
+    }
+    if (!settings().error.empty()) {
+      FAIL() << "[ranktest] bad environment: " << settings().error;
+    }
+    if (auto skip = checkConditions(*instance_)) {
+      GTEST_SKIP() << "skipped (code " << static_cast<int>(skip->code)
+                   << ", checked before starting ranks): " << skip->message;
+    }
+    // A worker that died must not kill the parent through a write.
+    ::signal(SIGPIPE, SIG_IGN);
+    const SuperviseResult result = instance_->reuse_processes
+                                       ? runReused(*instance_)
+                                       : runFresh(*instance_);
+    const Verdict verdict =
+        judge({instance_->fullName(), instance_->file, instance_->line,
+               describeRun(*instance_), instance_->timeout},
+              result);
+    for (const VerdictFailure& failure : verdict.failures) {
+      ADD_FAILURE_AT(failure.file.c_str(), failure.line) << failure.text;
+    }
+    if (verdict.kind == Verdict::Kind::kSkipped) {
+      GTEST_SKIP() << verdict.skip_message;
+    }
+  }
+
+ private:
+  const TestInstance* instance_;
+};
+
+std::chrono::milliseconds scaled(std::chrono::milliseconds t) {
+  return std::chrono::milliseconds(
+      static_cast<long long>(static_cast<double>(t.count()) *
+                             settings().timeout_scale));
+}
+
+}  // namespace
+
+const TestInstance* findTestInstance(const std::string& full_name) {
+  auto it = registry().find(full_name);
+  return it == registry().end() ? nullptr : &it->second;
+}
+
+bool registerDistributedTest(const char* suite, const char* name,
+                             const char* file, int line,
+                             TestOptions options,
+                             std::initializer_list<TestTrait> traits,
+                             FixtureFactory factory) {
+  const Settings& env = settings();
+  // Fixture defaults < environment < the test's own traits, except that
+  // WORLD_SIZE always wins: it is how CI picks a matrix cell.
+  if (env.start_method) options.start_method = *env.start_method;
+  if (env.store) options.store = *env.store;
+  if (env.reuse_processes) options.reuse_processes = *env.reuse_processes;
+  for (const TestTrait& trait : traits) trait.apply(options);
+  if (env.world_size) options.world_sizes = {*env.world_size};
+  for (int world_size : options.world_sizes) {
+    TestInstance t;
+    t.suite = suite;
+    t.name = std::string(name) + "/" + env.backend + "_ws" +
+             std::to_string(world_size);
+    t.file = file;
+    t.line = line;
+    t.world_size = world_size;
+    t.backend = env.backend;
+    t.start_method = options.start_method;
+    t.store = options.store;
+    t.timeout = scaled(options.timeout.value_or(env.default_timeout));
+    t.reuse_processes = options.reuse_processes;
+    t.requirements = options.requirements;
+    t.factory = factory;
+    const std::string full_name = t.fullName();
+    const TestInstance* stored =
+        &registry().insert_or_assign(full_name, std::move(t)).first->second;
+    ::testing::RegisterTest(suite, stored->name.c_str(), nullptr, nullptr,
+                            file, line, [stored]() -> ParentTest* {
+                              return new ParentTest(stored);
+                            });
+  }
+  return true;
+}
+
+}  // namespace ranktest::internal

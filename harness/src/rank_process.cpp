@@ -1,0 +1,218 @@
+#include "ranktest/internal/rank_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "ranktest/internal/rank_runner.h"
+
+extern char** environ;
+
+namespace ranktest::internal {
+namespace {
+
+std::vector<std::string> g_arguments;
+std::string g_start_directory;
+
+struct Pipe {
+  int read = -1;
+  int write = -1;
+};
+
+Pipe makePipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    throw std::runtime_error(std::string("ranktest: pipe2 failed: ") +
+                             std::strerror(errno));
+  }
+  return {fds[0], fds[1]};
+}
+
+void closeFd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+// Gtest flags a rank must not inherit: it runs one test, once, unsharded, and
+// never writes XML.
+bool dropForRank(const std::string& argument) {
+  for (const char* prefix :
+       {"--gtest_filter", "--gtest_output", "--gtest_repeat", "--gtest_shuffle",
+        "--gtest_random_seed", "--gtest_list_tests", "--gtest_fail_fast",
+        kRankFlag}) {
+    if (argument.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+bool dropFromEnvironment(const char* entry) {
+  for (const char* name :
+       {"GTEST_OUTPUT=", "GTEST_SHARD_INDEX=", "GTEST_TOTAL_SHARDS=",
+        "GTEST_SHARD_STATUS_FILE=", "GTEST_FILTER=", "XML_OUTPUT_FILE="}) {
+    if (std::strncmp(entry, name, std::strlen(name)) == 0) return true;
+  }
+  return false;
+}
+
+// In the child, before anything else: own process group, death with the
+// parent, and the inherited descriptors at their fixed numbers (all others
+// closed, so that no listening socket or pipe end of the parent leaks in).
+// Only async-signal-safe calls: the parent may have threads.
+void prepareChild(pid_t parent, int output, int result, int control,
+                  int store_file) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  ::signal(SIGPIPE, SIG_DFL);  // the parent ignores it; user code may not
+  if (::getppid() != parent) ::_exit(kTestErrorExitCode);
+  // Move the sources above the targets first, so dup2 never clobbers one.
+  int sources[4] = {output, result, control, store_file};
+  for (int& fd : sources) {
+    if (fd >= 0) fd = ::fcntl(fd, F_DUPFD, 64);
+  }
+  ::dup2(sources[0], STDOUT_FILENO);
+  ::dup2(sources[0], STDERR_FILENO);
+  ::dup2(sources[1], kResultFd);
+  if (sources[2] >= 0) ::dup2(sources[2], kControlFd);
+  if (sources[3] >= 0) ::dup2(sources[3], kStoreFileFd);
+  ::syscall(SYS_close_range, kStoreFileFd + 1, ~0U, 0);
+  if (sources[2] < 0) ::close(kControlFd);
+  if (sources[3] < 0) ::close(kStoreFileFd);
+  int devnull = ::open("/dev/null", O_RDONLY);
+  if (devnull >= 0 && devnull != STDIN_FILENO) {
+    ::dup2(devnull, STDIN_FILENO);
+    ::close(devnull);
+  }
+}
+
+}  // namespace
+
+void setOriginalArguments(int argc, char** argv) {
+  g_arguments.assign(argv, argv + argc);
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof(cwd)) != nullptr) g_start_directory = cwd;
+}
+
+bool haveOriginalArguments() { return !g_arguments.empty(); }
+
+std::unique_ptr<RankProcess> RankProcess::start(const RankLaunch& launch,
+                                                StartMethod method,
+                                                int store_file_fd,
+                                                bool reusable) {
+  if (method == StartMethod::kSpawn && !haveOriginalArguments()) {
+    throw std::logic_error(
+        "ranktest: spawn start method needs ranktest::init(&argc, argv) in "
+        "main (or link ranktest::main)");
+  }
+  Pipe output = makePipe();
+  Pipe result = makePipe();
+  Pipe control = reusable ? makePipe() : Pipe{};
+
+  // Everything exec needs is built before fork: the child may only make
+  // async-signal-safe calls.
+  std::vector<std::string> arguments;
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+  std::string test_filter;
+  if (method == StartMethod::kSpawn) {
+    arguments.push_back(g_arguments[0]);
+    for (std::size_t i = 1; i < g_arguments.size(); ++i) {
+      if (!dropForRank(g_arguments[i])) arguments.push_back(g_arguments[i]);
+    }
+    const std::string name = launch.test.empty() ? "-" : launch.test;
+    arguments.push_back("--gtest_filter=" + name);
+    arguments.push_back(kRankFlag + encodeRankLaunch(launch));
+    for (std::string& a : arguments) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+      if (!dropFromEnvironment(*entry)) envp.push_back(*entry);
+    }
+    static std::string spawned_marker = std::string(kSpawnedEnv) + "=1";
+    envp.push_back(spawned_marker.data());
+    envp.push_back(nullptr);
+  }
+
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    throw std::runtime_error(std::string("ranktest: fork failed: ") +
+                             std::strerror(errno));
+  }
+  if (pid == 0) {
+    prepareChild(parent, output.write, result.write, control.read,
+                 store_file_fd);
+    if (method == StartMethod::kSpawn) {
+      if (!g_start_directory.empty()) {
+        if (::chdir(g_start_directory.c_str()) != 0) ::_exit(kTestErrorExitCode);
+      }
+      ::execve("/proc/self/exe", argv.data(), envp.data());
+      ::_exit(127);
+    }
+    runRankProcess(launch);
+  }
+
+  auto process = std::unique_ptr<RankProcess>(new RankProcess);
+  process->rank_ = launch.rank;
+  process->pid_ = pid;
+  // Also from the parent, so that kill(-pid) works even before the child ran.
+  ::setpgid(pid, pid);
+  closeFd(output.write);
+  closeFd(result.write);
+  closeFd(control.read);
+  process->output_fd_ = output.read;
+  process->result_fd_ = result.read;
+  process->control_fd_ = control.write;
+  process->pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  for (int fd : {process->output_fd_, process->result_fd_}) {
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  }
+  return process;
+}
+
+RankProcess::~RankProcess() {
+  kill();
+  closeOutput();
+  closeFd(control_fd_);
+  closeFd(pidfd_);
+}
+
+bool RankProcess::pollExit() {
+  if (exited_) return true;
+  int status = 0;
+  pid_t done = ::waitpid(pid_, &status, WNOHANG);
+  if (done == pid_) {
+    exited_ = true;
+    wait_status_ = status;
+  }
+  return exited_;
+}
+
+void RankProcess::signal(int signal_number) const {
+  if (!exited_) ::kill(pid_, signal_number);
+}
+
+void RankProcess::kill() {
+  if (pid_ <= 0) return;
+  // The group also takes anything the rank started itself.
+  ::kill(-pid_, SIGKILL);
+  if (exited_) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  exited_ = true;
+  wait_status_ = status;
+}
+
+void RankProcess::closeOutput() {
+  closeFd(output_fd_);
+  closeFd(result_fd_);
+}
+
+}  // namespace ranktest::internal

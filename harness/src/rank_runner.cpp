@@ -1,0 +1,251 @@
+#include "ranktest/internal/rank_runner.h"
+
+#include <c10/util/Exception.h>
+#include <cxxabi.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <typeinfo>
+
+#include "ranktest/distributed_test.h"
+#include "ranktest/internal/process_group_factory.h"
+#include "ranktest/internal/rank_context.h"
+#include "ranktest/internal/rank_signals.h"
+#include "ranktest/internal/record.h"
+#include "ranktest/internal/registry.h"
+#include "ranktest/internal/rendezvous.h"
+
+namespace ranktest {
+namespace internal {
+namespace {
+
+// Thrown by skipRank(); caught by the runner.
+struct SkipRankSignal {
+  SkipCode code;
+  std::string message;
+};
+
+// Sends every gtest result part of the current body to the parent at once, so
+// that failures before a crash are not lost.
+class ReportingListener : public ::testing::EmptyTestEventListener {
+ public:
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (result.skipped()) {
+      skipped_ = true;
+      writeRecord(kResultFd,
+                  {RecordType::kSkip,
+                   {std::to_string(static_cast<int>(SkipCode::kGeneric)),
+                    result.message()}});
+      return;
+    }
+    if (!result.failed()) return;
+    failed_ = true;
+    fatal_ = fatal_ || result.fatally_failed();
+    writeRecord(kResultFd, {RecordType::kFailure,
+                            {result.file_name() ? result.file_name() : "",
+                             std::to_string(result.line_number()),
+                             result.message(),
+                             result.fatally_failed() ? "1" : "0"}});
+  }
+
+  void reset() { failed_ = fatal_ = skipped_ = false; }
+  bool failed() const { return failed_; }
+  bool fatal() const { return fatal_; }
+  bool skipped() const { return skipped_; }
+
+ private:
+  bool failed_ = false;
+  bool fatal_ = false;
+  bool skipped_ = false;
+};
+
+ReportingListener* g_listener = nullptr;
+std::optional<RankLaunch> g_spawned_launch;
+
+// Routes gtest's results to the parent and silences the rank's own printers:
+// the parent is the only one that reports, and the only one writing XML.
+void takeOverGtestOutput() {
+  auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+  delete listeners.Release(listeners.default_result_printer());
+  delete listeners.Release(listeners.default_xml_generator());
+  g_listener = new ReportingListener;
+  listeners.Append(g_listener);
+}
+
+std::string demangle(const char* name) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> out(
+      abi::__cxa_demangle(name, nullptr, nullptr, &status), std::free);
+  return status == 0 && out ? std::string(out.get()) : std::string(name);
+}
+
+void reportException(const std::string& type, const std::string& message) {
+  writeRecord(kResultFd, {RecordType::kException, {type, message}});
+}
+
+}  // namespace
+
+// Runs `instance` in this rank; returns the exit code it stands for.
+class RankRunner {
+ public:
+  static int run(const TestInstance& instance, const RankLaunch& launch,
+                 const c10::intrusive_ptr<c10d::Store>& store) {
+    g_listener->reset();
+    std::optional<SkipRankSignal> skip;
+    bool threw = false;
+    try {
+      RankContext context;
+      context.rank = launch.rank;
+      context.world_size = launch.world_size;
+      context.backend = launch.backend;
+      context.device = rankDevice(launch.backend, launch.rank);
+      context.store = store;
+      context.pg = createProcessGroup(launch.backend, store, launch.rank,
+                                      launch.world_size, launch.timeout);
+      writeRecord(kResultFd,
+                  {RecordType::kStarted, {std::to_string(::getpid())}});
+      std::unique_ptr<DistributedTest> fixture = instance.factory();
+      fixture->context_ = &context;
+      try {
+        fixture->SetUp();
+        if (!g_listener->fatal() && !g_listener->skipped()) {
+          fixture->rankBody();
+        }
+      } catch (...) {
+        // gtest semantics: TearDown runs even when the body fails.
+        fixture->TearDown();
+        throw;
+      }
+      fixture->TearDown();
+    } catch (const SkipRankSignal& signal) {
+      skip = signal;
+    } catch (const c10::Error& error) {
+      threw = true;
+      reportException("c10::Error", error.what_without_backtrace());
+      std::cerr << error.what() << std::endl;
+    } catch (const std::exception& error) {
+      threw = true;
+      reportException(demangle(typeid(error).name()), error.what());
+    } catch (...) {
+      threw = true;
+      reportException("unknown", "an exception not derived from std::exception");
+    }
+    if (skip) {
+      writeRecord(kResultFd, {RecordType::kSkip,
+                              {std::to_string(static_cast<int>(skip->code)),
+                               skip->message}});
+    }
+    if (threw || g_listener->failed()) return kTestErrorExitCode;
+    if (skip) return static_cast<int>(skip->code);
+    if (g_listener->skipped()) return static_cast<int>(SkipCode::kGeneric);
+    return 0;
+  }
+};
+
+namespace {
+
+void flushOutput() {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+}
+
+[[noreturn]] void finishAndExit(int code) {
+  // Output first: the parent drains it once it sees kFinished.
+  flushOutput();
+  writeRecord(kResultFd, {RecordType::kFinished, {std::to_string(code)}});
+  // Skip static destructors and atexit handlers: libtorch and Gloo threads
+  // may still be alive, and the parent's objects (in a forked rank) are not
+  // ours to destroy.
+  ::_exit(code);
+}
+
+const TestInstance& lookup(const std::string& full_name) {
+  const TestInstance* instance = findTestInstance(full_name);
+  if (instance == nullptr) {
+    reportException("ranktest::UnknownTest",
+                    "no distributed test named '" + full_name +
+                        "' in this binary (registered with other "
+                        "WORLD_SIZE/BACKEND settings?)");
+    flushOutput();
+    ::_exit(kTestErrorExitCode);
+  }
+  return *instance;
+}
+
+void waitForDebugger(int rank) {
+  std::fprintf(stderr,
+               "[ranktest] rank %d (pid %d) waits for a debugger: gdb -p %d, "
+               "then 'continue' (or kill -CONT %d)\n",
+               rank, ::getpid(), ::getpid(), ::getpid());
+  std::fflush(stderr);
+  writeRecord(kResultFd,
+              {RecordType::kDebugWaiting, {std::to_string(::getpid())}});
+  ::raise(SIGSTOP);
+}
+
+}  // namespace
+
+void runRankProcess(const RankLaunch& launch) {
+  installRankSignalHandlers(launch.rank);
+  takeOverGtestOutput();
+  if (launch.debug_wait) waitForDebugger(launch.rank);
+  c10::intrusive_ptr<c10d::Store> store;
+  try {
+    store = connectStore(launch.store, launch.world_size, launch.timeout);
+  } catch (const std::exception& error) {
+    reportException("rendezvous", error.what());
+    flushOutput();
+    ::_exit(kTestErrorExitCode);
+  }
+  if (!launch.test.empty()) {
+    finishAndExit(RankRunner::run(lookup(launch.test), launch, store));
+  }
+  // A reused worker: one fresh process group per test, on its own prefix.
+  while (auto command = readRecordBlocking(kControlFd)) {
+    if (command->type != RecordType::kRun || command->fields.size() != 2) break;
+    auto test_store = c10::make_intrusive<c10d::PrefixStore>(
+        "ranktest/" + command->fields[1], store);
+    const int code = RankRunner::run(lookup(command->fields[0]), launch,
+                                     test_store);
+    flushOutput();
+    writeRecord(kResultFd, {RecordType::kFinished, {std::to_string(code)}});
+  }
+  flushOutput();
+  ::_exit(0);
+}
+
+const RankLaunch* spawnedRankLaunch() {
+  return g_spawned_launch ? &*g_spawned_launch : nullptr;
+}
+
+void setSpawnedRankLaunch(const RankLaunch& launch) {
+  g_spawned_launch = launch;
+}
+
+}  // namespace internal
+
+void skipRank(SkipCode code, std::string message) {
+  throw internal::SkipRankSignal{code, std::move(message)};
+}
+
+int DistributedTest::rank() const { return context_->rank; }
+int DistributedTest::worldSize() const { return context_->world_size; }
+const c10::intrusive_ptr<c10d::ProcessGroup>& DistributedTest::pg() const {
+  return context_->pg;
+}
+const c10::intrusive_ptr<c10d::Store>& DistributedTest::store() const {
+  return context_->store;
+}
+const std::string& DistributedTest::backend() const {
+  return context_->backend;
+}
+c10::Device DistributedTest::device() const { return context_->device; }
+
+}  // namespace ranktest

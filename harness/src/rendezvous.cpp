@@ -1,0 +1,78 @@
+#include "ranktest/internal/rendezvous.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "ranktest/internal/rank_launch.h"
+
+namespace ranktest::internal {
+namespace {
+
+int createUnlinkedFile() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path = std::string(tmp && *tmp ? tmp : "/tmp") +
+                     "/ranktest-store.XXXXXX";
+  int fd = ::mkostemp(path.data(), O_CLOEXEC);
+  if (fd < 0) {
+    throw std::runtime_error("ranktest: cannot create the FileStore file " +
+                             path + ": " + std::strerror(errno));
+  }
+  ::unlink(path.c_str());
+  return fd;
+}
+
+}  // namespace
+
+Rendezvous::Rendezvous(StoreKind kind) {
+  if (kind == StoreKind::kFile) {
+    file_fd_ = createUnlinkedFile();
+    return;
+  }
+  c10d::TCPStoreOptions options;
+  options.port = 0;
+  options.isServer = true;
+  options.waitWorkers = false;
+  auto server = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
+  port_ = server->getPort();
+  tcp_server_ = server;
+}
+
+Rendezvous::~Rendezvous() {
+  if (file_fd_ >= 0) ::close(file_fd_);
+}
+
+std::string Rendezvous::address() const {
+  return file_fd_ >= 0 ? std::string("file")
+                       : "tcp:" + std::to_string(port_);
+}
+
+c10::intrusive_ptr<c10d::Store> connectStore(
+    const std::string& address, int world_size,
+    std::chrono::milliseconds timeout) {
+  c10::intrusive_ptr<c10d::Store> store;
+  if (address == "file") {
+    // The file has no name; /proc/self/fd reopens the inherited descriptor.
+    store = c10::make_intrusive<c10d::FileStore>(
+        "/proc/self/fd/" + std::to_string(kStoreFileFd), world_size);
+  } else if (address.rfind("tcp:", 0) == 0) {
+    c10d::TCPStoreOptions options;
+    options.port = static_cast<std::uint16_t>(std::stoi(address.substr(4)));
+    options.isServer = false;
+    options.timeout = timeout;
+    store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
+  } else {
+    throw std::invalid_argument("ranktest: unknown store address '" + address +
+                                "'");
+  }
+  store->setTimeout(timeout);
+  return store;
+}
+
+}  // namespace ranktest::internal

@@ -1,0 +1,355 @@
+#include "ranktest/internal/supervisor.h"
+
+#include <cxxabi.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "ranktest/internal/rank_signals.h"
+#include "ranktest/internal/record.h"
+
+namespace ranktest::internal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// "bin(_ZN3foo3barEv+0x1f) [0x4005]" -> "bin(foo::bar()+0x1f) [0x4005]".
+std::string demangleFrame(const std::string& line) {
+  const std::size_t open = line.find("(_Z");
+  if (open == std::string::npos) return line;
+  const std::size_t end = line.find_first_of("+)", open);
+  if (end == std::string::npos) return line;
+  const std::string mangled = line.substr(open + 1, end - open - 1);
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> plain(
+      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+      std::free);
+  if (status != 0 || !plain) return line;
+  return line.substr(0, open + 1) + plain.get() + line.substr(end);
+}
+
+// Per-rank parent state while a test runs.
+struct Watched {
+  RankProcess* process;
+  RankReport report;
+  RecordReader records;
+  std::string partial_line;
+  bool in_stack = false;
+  bool finished = false;      // kFinished received
+  bool stack_dumped = false;  // kStackDumped received
+  bool output_eof = false;
+  bool result_eof = false;
+  bool resolved = false;      // its part of the test is over
+};
+
+class Supervisor {
+ public:
+  Supervisor(const std::vector<RankProcess*>& ranks,
+             const SuperviseOptions& options)
+      : options_(options) {
+    for (RankProcess* process : ranks) {
+      Watched w{process, {}, {}, {}};
+      w.report.rank = process->rank();
+      watched_.push_back(std::move(w));
+    }
+  }
+
+  SuperviseResult run() {
+    const auto start = Clock::now();
+    auto deadline = start + options_.timeout;
+    std::optional<Clock::time_point> first_skip;
+    bool timed_out = false;
+    for (;;) {
+      refreshExits();
+      if (allResolved()) break;
+      if (const Watched* failed = firstFailed()) {
+        stopUnresolved("rank " + std::to_string(failed->report.rank) +
+                       " failed");
+        break;
+      }
+      if (!first_skip && anySkipped()) first_skip = Clock::now();
+      if (first_skip && Clock::now() >= *first_skip + options_.skip_grace) {
+        stopUnresolved("another rank skipped");
+        break;
+      }
+      if (!deadline_lifted_ && Clock::now() >= deadline) {
+        timed_out = true;
+        collectStacksAndKill();
+        break;
+      }
+      auto wake = deadline_lifted_ ? Clock::now() + std::chrono::seconds(1)
+                                   : deadline;
+      if (first_skip) wake = std::min(wake, *first_skip + options_.skip_grace);
+      pollOnce(wake);
+    }
+    drain();
+    SuperviseResult result;
+    for (Watched& w : watched_) result.ranks.push_back(std::move(w.report));
+    result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        Clock::now() - start);
+    result.timed_out = timed_out;
+    result.deadline_lifted = deadline_lifted_;
+    return result;
+  }
+
+ private:
+  // Reads whatever is ready, waiting at most until `wake`.
+  void pollOnce(Clock::time_point wake) {
+    std::vector<pollfd> fds;
+    std::vector<std::pair<Watched*, int>> owners;  // 0 output, 1 result, 2 exit
+    bool have_exit_fds = true;
+    for (Watched& w : watched_) {
+      if (!w.output_eof) {
+        fds.push_back({w.process->outputFd(), POLLIN, 0});
+        owners.emplace_back(&w, 0);
+      }
+      if (!w.result_eof) {
+        fds.push_back({w.process->resultFd(), POLLIN, 0});
+        owners.emplace_back(&w, 1);
+      }
+      if (!w.process->exited()) {
+        if (w.process->exitFd() >= 0) {
+          fds.push_back({w.process->exitFd(), POLLIN, 0});
+          owners.emplace_back(&w, 2);
+        } else {
+          have_exit_fds = false;
+        }
+      }
+    }
+    auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+        wake - Clock::now());
+    // Without pidfds an exit is noticed by polling.
+    if (!have_exit_fds) wait = std::min(wait, std::chrono::milliseconds(10));
+    const int timeout_ms =
+        static_cast<int>(std::max<long long>(0, wait.count()) + 1);
+    const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
+    if (ready <= 0) return;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      Watched& w = *owners[i].first;
+      if (owners[i].second == 0) readOutput(w);
+      if (owners[i].second == 1) readRecords(w);
+    }
+  }
+
+  void readOutput(Watched& w) {
+    char chunk[8192];
+    for (;;) {
+      ssize_t n = ::read(w.process->outputFd(), chunk, sizeof(chunk));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return;  // EAGAIN: nothing more for now
+      if (n == 0) {
+        w.output_eof = true;
+        if (!w.partial_line.empty()) addLine(w, w.partial_line);
+        w.partial_line.clear();
+        return;
+      }
+      w.partial_line.append(chunk, static_cast<std::size_t>(n));
+      std::size_t newline;
+      while ((newline = w.partial_line.find('\n')) != std::string::npos) {
+        addLine(w, w.partial_line.substr(0, newline));
+        w.partial_line.erase(0, newline + 1);
+      }
+    }
+  }
+
+  void addLine(Watched& w, const std::string& line) {
+    const std::string prefixed =
+        "[rank " + std::to_string(w.report.rank) + "] " + line;
+    if (options_.verbose) {
+      std::fprintf(stdout, "%s\n", prefixed.c_str());
+      std::fflush(stdout);
+    }
+    if (line.rfind(kStackBeginMarker, 0) == 0) {
+      w.in_stack = true;
+      w.report.stack.clear();
+    }
+    if (w.in_stack) {
+      w.report.stack.push_back(demangleFrame(line));
+      if (line.rfind(kStackEndMarker, 0) == 0) w.in_stack = false;
+      return;
+    }
+    w.report.tail.push_back(prefixed);
+    while (w.report.tail.size() > options_.tail_lines) w.report.tail.pop_front();
+  }
+
+  void readRecords(Watched& w) {
+    char chunk[8192];
+    for (;;) {
+      ssize_t n = ::read(w.process->resultFd(), chunk, sizeof(chunk));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) break;
+      if (n == 0) {
+        w.result_eof = true;
+        break;
+      }
+      w.records.feed(chunk, static_cast<std::size_t>(n));
+    }
+    while (auto record = w.records.next()) handleRecord(w, *record);
+  }
+
+  void handleRecord(Watched& w, const Record& record) {
+    const auto& f = record.fields;
+    switch (record.type) {
+      case RecordType::kFailure:
+        if (f.size() >= 3) {
+          w.report.failures.push_back({f[0], std::atoi(f[1].c_str()), f[2]});
+        }
+        break;
+      case RecordType::kSkip:
+        if (f.size() >= 2) {
+          w.report.skip =
+              Skip{static_cast<SkipCode>(std::atoi(f[0].c_str())), f[1]};
+        }
+        break;
+      case RecordType::kException:
+        if (f.size() >= 2) w.report.exceptions.push_back({f[0], f[1]});
+        break;
+      case RecordType::kDebugWaiting:
+        w.report.waited_for_debugger = true;
+        // A debugging session has no sensible deadline.
+        deadline_lifted_ = true;
+        break;
+      case RecordType::kStackDumped:
+        w.stack_dumped = true;
+        break;
+      case RecordType::kFinished:
+        w.finished = true;
+        w.report.end = RankReport::End::kFinished;
+        w.report.code = f.empty() ? -1 : std::atoi(f[0].c_str());
+        if (options_.reused) {
+          // Everything the rank printed before this record is in the pipe.
+          readOutput(w);
+          w.resolved = true;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  void refreshExits() {
+    for (Watched& w : watched_) {
+      if (w.resolved && !options_.reused) continue;
+      if (!w.process->pollExit()) continue;
+      if (w.resolved) continue;
+      // Records and output written before the exit are still in the pipes.
+      readRecords(w);
+      readOutput(w);
+      w.resolved = true;
+      resolveExit(w);
+    }
+  }
+
+  void resolveExit(Watched& w) {
+    const int status = w.process->waitStatus();
+    if (WIFSIGNALED(status)) {
+      w.report.end = RankReport::End::kSignaled;
+      w.report.signal = WTERMSIG(status);
+      return;
+    }
+    const int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    // A reused worker never exits during a test; a one-shot rank exits with
+    // the code it reported.
+    if (!w.finished || options_.reused || exit_code != w.report.code) {
+      w.report.end = RankReport::End::kExited;
+      w.report.code = exit_code;
+    }
+  }
+
+  bool allResolved() const {
+    return std::all_of(watched_.begin(), watched_.end(),
+                       [](const Watched& w) { return w.resolved; });
+  }
+
+  const Watched* firstFailed() const {
+    for (const Watched& w : watched_) {
+      if (w.resolved && w.report.failed()) return &w;
+    }
+    return nullptr;
+  }
+
+  bool anySkipped() const {
+    return std::any_of(watched_.begin(), watched_.end(), [](const Watched& w) {
+      return w.resolved && w.report.skipped();
+    });
+  }
+
+  void stopUnresolved(const std::string& why) {
+    for (Watched& w : watched_) {
+      if (w.resolved) continue;
+      w.process->kill();
+      w.resolved = true;
+      w.report.end = RankReport::End::kStopped;
+      w.report.stopped_because = why;
+    }
+  }
+
+  void collectStacksAndKill() {
+    for (Watched& w : watched_) {
+      if (!w.resolved) w.process->signal(stackRequestSignal());
+    }
+    const auto grace_end = Clock::now() + options_.stack_grace;
+    while (Clock::now() < grace_end) {
+      refreshExits();
+      const bool all_dumped =
+          std::all_of(watched_.begin(), watched_.end(), [](const Watched& w) {
+            return w.resolved || w.stack_dumped;
+          });
+      if (all_dumped) break;
+      pollOnce(std::min(grace_end, Clock::now() + std::chrono::milliseconds(20)));
+    }
+    for (Watched& w : watched_) {
+      if (w.resolved) continue;
+      readOutput(w);
+      w.process->kill();
+      w.resolved = true;
+      w.report.end = RankReport::End::kTimedOut;
+    }
+  }
+
+  // After the outcome is known: the rest of the output of ranks that are
+  // gone. Bounded, because a rank's own children may hold the pipe open.
+  void drain() {
+    const auto drain_end = Clock::now() + std::chrono::milliseconds(500);
+    for (;;) {
+      bool pending = false;
+      for (Watched& w : watched_) {
+        if (!w.process->exited()) continue;
+        if (!w.output_eof) {
+          readOutput(w);
+          pending = pending || !w.output_eof;
+        }
+        if (!w.result_eof) {
+          readRecords(w);
+          pending = pending || !w.result_eof;
+        }
+      }
+      if (!pending || Clock::now() >= drain_end) break;
+      ::usleep(1000);
+    }
+    for (Watched& w : watched_) {
+      if (w.in_stack) w.report.stack.push_back("(stack cut short)");
+    }
+  }
+
+  SuperviseOptions options_;
+  std::vector<Watched> watched_;
+  bool deadline_lifted_ = false;
+};
+
+}  // namespace
+
+SuperviseResult supervise(const std::vector<RankProcess*>& ranks,
+                          const SuperviseOptions& options) {
+  return Supervisor(ranks, options).run();
+}
+
+}  // namespace ranktest::internal

@@ -1,0 +1,169 @@
+#include "ranktest/internal/verdict.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include <sstream>
+
+namespace ranktest::internal {
+namespace {
+
+std::string seconds(std::chrono::milliseconds ms) {
+  std::ostringstream out;
+  out.precision(3);
+  out << static_cast<double>(ms.count()) / 1000.0 << " s";
+  return out.str();
+}
+
+std::string indent(const std::string& text, const std::string& pad) {
+  std::string out;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) out += pad + line + "\n";
+  return out;
+}
+
+std::string describeSkip(const Skip& skip) {
+  return "skipped (code " + std::to_string(static_cast<int>(skip.code)) +
+         "): " + skip.message;
+}
+
+std::string describeEnd(const RankReport& r) {
+  switch (r.end) {
+    case RankReport::End::kFinished:
+      if (r.skipped()) return describeSkip(*r.skip);
+      if (r.code == 0) return "passed";
+      return r.code == kTestErrorExitCode
+                 ? "failed"
+                 : "finished with unexpected code " + std::to_string(r.code);
+    case RankReport::End::kExited:
+      return "exited with code " + std::to_string(r.code) +
+             " before its test finished" +
+             (r.code == 0 ? " (exit() inside the test?)" : "");
+    case RankReport::End::kSignaled:
+      return "was killed by signal " + describeSignal(r.signal);
+    case RankReport::End::kTimedOut:
+      return "was still running at the deadline";
+    case RankReport::End::kStopped:
+      return "was stopped because " + r.stopped_because;
+  }
+  return "?";
+}
+
+std::string othersLine(const SuperviseResult& result, int except_rank) {
+  std::string out;
+  for (const RankReport& r : result.ranks) {
+    if (r.rank == except_rank) continue;
+    out += (out.empty() ? "" : "; ") + std::string("rank ") +
+           std::to_string(r.rank) + " " + describeEnd(r);
+  }
+  return out;
+}
+
+std::string rankDetails(const RankReport& r) {
+  std::string out;
+  for (const RankFailure& f : r.failures) {
+    out += "  gtest failure at " + f.file + ":" + std::to_string(f.line) +
+           ":\n" + indent(f.message, "    ");
+  }
+  for (const RankException& e : r.exceptions) {
+    out += "  uncaught exception " + e.type + ":\n" + indent(e.message, "    ");
+  }
+  if (!r.stack.empty()) {
+    out += "  stack:\n";
+    for (const std::string& line : r.stack) out += "    " + line + "\n";
+  }
+  if (!r.tail.empty()) {
+    out += "  output of rank " + std::to_string(r.rank) + " (last " +
+           std::to_string(r.tail.size()) + " lines):\n";
+    for (const std::string& line : r.tail) out += "    " + line + "\n";
+  } else {
+    out += "  rank " + std::to_string(r.rank) + " printed nothing\n";
+  }
+  return out;
+}
+
+VerdictFailure failureAt(const RunDescription& run, const RankReport* r,
+                         std::string text) {
+  if (r != nullptr && !r->failures.empty() && !r->failures[0].file.empty()) {
+    return {r->failures[0].file, r->failures[0].line, std::move(text)};
+  }
+  return {run.file, run.line, std::move(text)};
+}
+
+std::string header(const RunDescription& run, const SuperviseResult& result) {
+  return "  test: " + run.test + " (" + run.how + ", " +
+         std::to_string(result.ranks.size()) + " ranks, " +
+         seconds(result.elapsed) + ")\n  rerun: --gtest_filter=" + run.test +
+         "\n";
+}
+
+}  // namespace
+
+std::string describeSignal(int signal_number) {
+  const char* abbrev = sigabbrev_np(signal_number);
+  const char* text = sigdescr_np(signal_number);
+  return std::string(abbrev ? std::string("SIG") + abbrev : "signal " +
+                     std::to_string(signal_number)) +
+         " (" + (text ? text : "unknown") + ")";
+}
+
+Verdict judge(const RunDescription& run, const SuperviseResult& result) {
+  Verdict verdict;
+  const int world = static_cast<int>(result.ranks.size());
+  if (result.timed_out) {
+    std::string still;
+    for (const RankReport& r : result.ranks) {
+      if (r.end == RankReport::End::kTimedOut) {
+        still += (still.empty() ? "" : ", ") + std::to_string(r.rank);
+      }
+    }
+    std::string text = "[ranktest] timed out after " +
+                       seconds(result.elapsed) + " (deadline " +
+                       seconds(run.timeout) + "); still running: rank" +
+                       (still.find(',') == std::string::npos ? " " : "s ") +
+                       still + "\n" + header(run, result);
+    for (const RankReport& r : result.ranks) {
+      if (r.end != RankReport::End::kTimedOut) continue;
+      text += "rank " + std::to_string(r.rank) + " of " +
+              std::to_string(world) + " was still running:\n" + rankDetails(r);
+    }
+    verdict.kind = Verdict::Kind::kFailed;
+    verdict.failures.push_back(failureAt(run, nullptr, text));
+  }
+  for (const RankReport& r : result.ranks) {
+    if (r.end == RankReport::End::kTimedOut || !r.failed()) continue;
+    std::string text = "[ranktest] rank " + std::to_string(r.rank) + " of " +
+                       std::to_string(world) + " " + describeEnd(r) + "\n" +
+                       header(run, result) +
+                       "  other ranks: " + othersLine(result, r.rank) + "\n" +
+                       rankDetails(r);
+    verdict.kind = Verdict::Kind::kFailed;
+    verdict.failures.push_back(failureAt(run, &r, text));
+  }
+  if (verdict.kind == Verdict::Kind::kFailed) return verdict;
+
+  std::size_t skipped = 0;
+  for (const RankReport& r : result.ranks) skipped += r.skipped() ? 1 : 0;
+  if (skipped == 0) return verdict;
+  const RankReport& first = result.ranks.front();
+  bool alike = skipped == result.ranks.size();
+  for (const RankReport& r : result.ranks) {
+    alike = alike && r.skip->code == first.skip->code &&
+            r.skip->message == first.skip->message;
+  }
+  if (alike) {
+    verdict.kind = Verdict::Kind::kSkipped;
+    verdict.skip_message = describeSkip(*first.skip) + " [all " +
+                           std::to_string(world) + " ranks]";
+    return verdict;
+  }
+  std::string text =
+      "[ranktest] ranks disagree on skipping: " + othersLine(result, -1) +
+      "\n" + header(run, result);
+  verdict.kind = Verdict::Kind::kFailed;
+  verdict.failures.push_back(failureAt(run, nullptr, text));
+  return verdict;
+}
+
+}  // namespace ranktest::internal
