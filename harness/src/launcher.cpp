@@ -53,7 +53,9 @@ RankLaunch launchFor(const TestInstance& t, bool one_shot) {
   RankLaunch launch;
   launch.world_size = t.world_size;
   launch.backend = t.backend;
-  launch.timeout = t.timeout;
+  // The store and group time out with the test; while someone debugs a
+  // rank, the others must wait for it as long as it takes.
+  launch.timeout = settings().debug_rank ? std::chrono::hours(24) : t.timeout;
   launch.test = one_shot ? t.fullName() : std::string();
   return launch;
 }

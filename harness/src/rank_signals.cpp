@@ -38,7 +38,6 @@ void writeNumber(long value) {
 }
 
 void dumpStack(const char* reason) {
-  writeString("\n");
   writeString(kStackBeginMarker);
   writeNumber(g_rank);
   writeString(" (pid ");

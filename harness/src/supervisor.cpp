@@ -42,6 +42,7 @@ struct Watched {
   RecordReader records;
   std::string partial_line;
   bool in_stack = false;
+  bool stack_cut = false;
   bool finished = false;      // kFinished received
   bool stack_dumped = false;  // kStackDumped received
   bool output_eof = false;
@@ -161,23 +162,47 @@ class Supervisor {
   }
 
   void addLine(Watched& w, const std::string& line) {
-    const std::string prefixed =
-        "[rank " + std::to_string(w.report.rank) + "] " + line;
+    // A stack marker may follow an unterminated line of the rank's own.
+    const std::size_t marker = line.find(kStackBeginMarker);
+    if (marker != std::string::npos && marker > 0) {
+      addLine(w, line.substr(0, marker));
+      addLine(w, line.substr(marker));
+      return;
+    }
     if (options_.verbose) {
-      std::fprintf(stdout, "%s\n", prefixed.c_str());
+      std::fprintf(stdout, "[rank %d] %s\n", w.report.rank, line.c_str());
       std::fflush(stdout);
     }
-    if (line.rfind(kStackBeginMarker, 0) == 0) {
+    if (marker == 0) {
       w.in_stack = true;
+      w.stack_cut = false;
       w.report.stack.clear();
     }
     if (w.in_stack) {
-      w.report.stack.push_back(demangleFrame(line));
-      if (line.rfind(kStackEndMarker, 0) == 0) w.in_stack = false;
+      addStackLine(w, line);
       return;
     }
-    w.report.tail.push_back(prefixed);
+    w.report.tail.push_back("[rank " + std::to_string(w.report.rank) + "] " +
+                            line);
     while (w.report.tail.size() > options_.tail_lines) w.report.tail.pop_front();
+  }
+
+  // Frames from the harness's rank runner downwards are the same in every
+  // report; they are cut.
+  void addStackLine(Watched& w, const std::string& line) {
+    if (line.rfind(kStackEndMarker, 0) == 0) {
+      w.in_stack = false;
+      w.report.stack.push_back(line);
+      return;
+    }
+    if (w.stack_cut) return;
+    const std::string frame = demangleFrame(line);
+    if (frame.find("ranktest::internal::RankRunner::run") != std::string::npos) {
+      w.stack_cut = true;
+      w.report.stack.push_back("(ranktest frames below)");
+      return;
+    }
+    w.report.stack.push_back(frame);
   }
 
   void readRecords(Watched& w) {

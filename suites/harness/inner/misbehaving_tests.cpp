@@ -1,0 +1,125 @@
+// Test bodies that misbehave on purpose in one rank. This binary is not a
+// suite: suite_harness runs it and checks what its parent process reported
+// (as googletest tests itself). The fixtures stay outside an anonymous
+// namespace so that stack dumps can name them.
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+#include "ranktest/ranktest.h"
+
+using namespace std::chrono_literals;
+
+class InnerReports : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
+
+ protected:
+  void barrier() { pg()->barrier()->wait(); }
+};
+
+[[noreturn]] void sleepForeverInRank(int rank) {
+  std::cout << "rank " << rank << " is about to hang" << std::endl;
+  for (;;) std::this_thread::sleep_for(1h);
+}
+
+RANKTEST_F(InnerReports, Passes) {
+  barrier();
+  std::cout << "rank " << rank() << " passed" << std::endl;
+}
+
+RANKTEST_F(InnerReports, ExpectFailsInRank1) {
+  barrier();
+  std::cout << "rank " << rank() << " says hello" << std::endl;
+  EXPECT_EQ(rank(), 0) << "the failure message of rank " << rank();
+}
+
+RANKTEST_F(InnerReports, AssertStopsTheBodyInRank1) {
+  ASSERT_NE(rank(), 1) << "fatal in rank 1";
+  std::cout << "rank " << rank() << " went past the assertion" << std::endl;
+}
+
+RANKTEST_F(InnerReports, ThrowsInRank1) {
+  if (rank() == 1) throw std::runtime_error("boom from rank 1");
+}
+
+RANKTEST_F(InnerReports, SegfaultsInRank1) {
+  if (rank() == 1) {
+    std::cout << "rank 1 is about to crash" << std::endl;
+    std::raise(SIGSEGV);
+  }
+  sleepForeverInRank(rank());
+}
+
+RANKTEST_F(InnerReports, AbortsInRank1) {
+  if (rank() == 1) std::abort();
+  sleepForeverInRank(rank());
+}
+
+RANKTEST_F(InnerReports, ExitsEarlyInRank1) {
+  if (rank() == 1) std::exit(0);
+}
+
+RANKTEST_F(InnerReports, HangsInRank1, ranktest::timeout(2s)) {
+  if (rank() == 1) sleepForeverInRank(rank());
+}
+
+RANKTEST_F(InnerReports, AllRanksSkip) {
+  GTEST_SKIP() << "nothing to do on this machine";
+}
+
+RANKTEST_F(InnerReports, AllRanksSkipRank) {
+  ranktest::skipRank(ranktest::SkipCode::kFeatureUnavailable,
+                     "feature X is unavailable");
+}
+
+RANKTEST_F(InnerReports, SomeRanksSkip) {
+  if (rank() == 0) GTEST_SKIP() << "only rank 0 skips";
+}
+
+RANKTEST_F(InnerReports, SkipsInTheParent, ranktest::skipIfLessThanGpus(8)) {
+  std::cout << "this body must never run" << std::endl;
+}
+
+// Every rank sleeps until it is killed: the outer test kills the parent.
+RANKTEST_F(InnerReports, HangsInEveryRank, ranktest::timeout(120s)) {
+  std::cout << "rank " << rank() << " ready" << std::endl;
+  sleepForeverInRank(rank());
+}
+
+// Reused processes: the same workers run every test of this fixture.
+class InnerReuse : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() {
+    return {.world_sizes = {2}, .reuse_processes = true};
+  }
+
+ protected:
+  void printPidAfterAllreduce() {
+    std::vector<at::Tensor> t{at::ones({1})};
+    pg()->allreduce(t)->wait();
+    EXPECT_EQ(t[0].item<float>(), worldSize());
+    std::cout << "pid " << ::getpid() << std::endl;
+  }
+};
+
+RANKTEST_F(InnerReuse, A_Passes) { printPidAfterAllreduce(); }
+RANKTEST_F(InnerReuse, B_PassesInTheSameProcesses) { printPidAfterAllreduce(); }
+RANKTEST_F(InnerReuse, C_FailsInRank1) {
+  printPidAfterAllreduce();
+  EXPECT_NE(rank(), 1) << "rank 1 fails in a reused worker";
+}
+RANKTEST_F(InnerReuse, D_PassesAfterThePoolIsRebuilt) {
+  printPidAfterAllreduce();
+}
+RANKTEST_F(InnerReuse, E_HangsInRank0, ranktest::timeout(2s)) {
+  if (rank() == 0) sleepForeverInRank(rank());
+}
+RANKTEST_F(InnerReuse, F_PassesAfterTheHang) { printPidAfterAllreduce(); }

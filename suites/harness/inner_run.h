@@ -1,0 +1,47 @@
+#pragma once
+
+// Runs the misbehaving inner test binary the way a user would, and inspects
+// what is left behind: its output, its XML, its processes, files and sockets.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace harness_suite {
+
+struct InnerResult {
+  int exit_code = -1;          // -1 when killed by a signal
+  std::string output;          // stdout and stderr of the inner parent
+  std::string xml;             // its --gtest_output XML ("" if none)
+  std::chrono::milliseconds elapsed{0};
+  std::vector<std::string> files_left;  // in the inner run's TMPDIR
+  std::vector<pid_t> processes_left;    // carrying the run's token
+};
+
+struct InnerOptions {
+  std::string filter;                        // --gtest_filter
+  std::map<std::string, std::string> env;    // added to the environment
+  std::chrono::milliseconds limit{60000};    // the outer test's own deadline
+  // Called with the inner parent's pid, the run's token (see
+  // processesWithToken) and all output so far, each time output arrives,
+  // until it returns true.
+  std::function<bool(pid_t, const std::string&, const std::string&)> watcher;
+};
+
+// Runs `filter` of the inner binary, waits (bounded), and reports leftovers.
+InnerResult runInner(const InnerOptions& options);
+
+// How often `what` occurs in `text`.
+std::size_t countOccurrences(const std::string& text, const std::string& what);
+
+// Processes whose environment holds RANKTEST_SELFTEST_TOKEN=<token>.
+std::vector<pid_t> processesWithToken(const std::string& token);
+
+// TCP ports in LISTEN state held by any of `pids`.
+std::vector<int> listeningPortsOf(const std::vector<pid_t>& pids);
+
+}  // namespace harness_suite
