@@ -79,8 +79,8 @@ SuperviseResult runFresh(const TestInstance& t) {
     launch.rank = rank;
     launch.store = rendezvous.address();
     launch.debug_wait = debug_rank == rank;
-    owned.push_back(RankProcess::start(launch, t.start_method,
-                                       rendezvous.fileFd(), false));
+    owned.push_back(
+        RankProcess::start(launch, t.start_method, rendezvous.fileFd(), false));
     ranks.push_back(owned.back().get());
   }
   return supervise(ranks, superviseOptions(t, /*reused=*/false));
@@ -98,11 +98,11 @@ SuperviseResult runReused(const TestInstance& t) {
   }
   SuperviseResult result =
       supervise(pool->ranks(), superviseOptions(t, /*reused=*/true));
-  const bool clean = !result.timed_out &&
-                     std::all_of(result.ranks.begin(), result.ranks.end(),
-                                 [](const RankReport& r) {
-                                   return r.passed() || r.skipped();
-                                 });
+  const bool clean =
+      !result.timed_out && std::all_of(result.ranks.begin(), result.ranks.end(),
+                                       [](const RankReport& r) {
+                                         return r.passed() || r.skipped();
+                                       });
   if (!clean) pools.release(launch, t.start_method, t.store);
   return result;
 }
@@ -154,9 +154,8 @@ class ParentTest : public ::testing::Test {
 };
 
 std::chrono::milliseconds scaled(std::chrono::milliseconds t) {
-  return std::chrono::milliseconds(
-      static_cast<long long>(static_cast<double>(t.count()) *
-                             settings().timeout_scale));
+  return std::chrono::milliseconds(static_cast<long long>(
+      static_cast<double>(t.count()) * settings().timeout_scale));
 }
 
 }  // namespace
@@ -167,8 +166,7 @@ const TestInstance* findTestInstance(const std::string& full_name) {
 }
 
 bool registerDistributedTest(const char* suite, const char* name,
-                             const char* file, int line,
-                             TestOptions options,
+                             const char* file, int line, TestOptions options,
                              std::initializer_list<TestTrait> traits,
                              FixtureFactory factory) {
   const Settings& env = settings();
@@ -197,10 +195,9 @@ bool registerDistributedTest(const char* suite, const char* name,
     const std::string full_name = t.fullName();
     const TestInstance* stored =
         &registry().insert_or_assign(full_name, std::move(t)).first->second;
-    ::testing::RegisterTest(suite, stored->name.c_str(), nullptr, nullptr,
-                            file, line, [stored]() -> ParentTest* {
-                              return new ParentTest(stored);
-                            });
+    ::testing::RegisterTest(
+        suite, stored->name.c_str(), nullptr, nullptr, file, line,
+        [stored]() -> ParentTest* { return new ParentTest(stored); });
   }
   return true;
 }

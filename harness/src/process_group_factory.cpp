@@ -1,11 +1,11 @@
 #include "ranktest/internal/process_group_factory.h"
 
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-
 #include <stdexcept>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #ifdef RANKTEST_WITH_NCCL
 #include <c10/cuda/CUDAFunctions.h>
+
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 

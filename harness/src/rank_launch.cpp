@@ -9,8 +9,8 @@ namespace ranktest::internal {
 // Fields are '|'-separated; test names and backends never contain '|'.
 std::string encodeRankLaunch(const RankLaunch& launch) {
   std::ostringstream out;
-  out << launch.rank << '|' << launch.world_size << '|' << launch.backend
-      << '|' << launch.store << '|' << launch.timeout.count() << '|'
+  out << launch.rank << '|' << launch.world_size << '|' << launch.backend << '|'
+      << launch.store << '|' << launch.timeout.count() << '|'
       << (launch.debug_wait ? 1 : 0) << '|' << launch.test;
   return out.str();
 }

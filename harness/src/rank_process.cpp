@@ -149,7 +149,8 @@ std::unique_ptr<RankProcess> RankProcess::start(const RankLaunch& launch,
                  store_file_fd);
     if (method == StartMethod::kSpawn) {
       if (!g_start_directory.empty()) {
-        if (::chdir(g_start_directory.c_str()) != 0) ::_exit(kTestErrorExitCode);
+        if (::chdir(g_start_directory.c_str()) != 0)
+          ::_exit(kTestErrorExitCode);
       }
       ::execve("/proc/self/exe", argv.data(), envp.data());
       ::_exit(127);

@@ -4,13 +4,13 @@
 #include <cxxabi.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <typeinfo>
 
 #include "ranktest/distributed_test.h"
@@ -47,11 +47,11 @@ class ReportingListener : public ::testing::EmptyTestEventListener {
     if (!result.failed()) return;
     failed_ = true;
     fatal_ = fatal_ || result.fatally_failed();
-    writeRecord(kResultFd, {RecordType::kFailure,
-                            {result.file_name() ? result.file_name() : "",
-                             std::to_string(result.line_number()),
-                             result.message(),
-                             result.fatally_failed() ? "1" : "0"}});
+    writeRecord(kResultFd,
+                {RecordType::kFailure,
+                 {result.file_name() ? result.file_name() : "",
+                  std::to_string(result.line_number()), result.message(),
+                  result.fatally_failed() ? "1" : "0"}});
   }
 
   void reset() { failed_ = fatal_ = skipped_ = false; }
@@ -134,7 +134,8 @@ class RankRunner {
       reportException(demangle(typeid(error).name()), error.what());
     } catch (...) {
       threw = true;
-      reportException("unknown", "an exception not derived from std::exception");
+      reportException("unknown",
+                      "an exception not derived from std::exception");
     }
     if (skip) {
       writeRecord(kResultFd, {RecordType::kSkip,
@@ -212,8 +213,8 @@ void runRankProcess(const RankLaunch& launch) {
     if (command->type != RecordType::kRun || command->fields.size() != 2) break;
     auto test_store = c10::make_intrusive<c10d::PrefixStore>(
         "ranktest/" + command->fields[1], store);
-    const int code = RankRunner::run(lookup(command->fields[0]), launch,
-                                     test_store);
+    const int code =
+        RankRunner::run(lookup(command->fields[0]), launch, test_store);
     flushOutput();
     writeRecord(kResultFd, {RecordType::kFinished, {std::to_string(code)}});
   }

@@ -64,7 +64,8 @@ void onStackRequest(int signal_number, siginfo_t*, void*) {
 }
 
 void onCrash(int signal_number, siginfo_t*, void*) {
-  dumpStack(sigabbrev_np(signal_number) ? sigabbrev_np(signal_number) : "crash");
+  dumpStack(sigabbrev_np(signal_number) ? sigabbrev_np(signal_number)
+                                        : "crash");
   ::signal(signal_number, SIG_DFL);
   ::raise(signal_number);
 }

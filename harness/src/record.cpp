@@ -18,15 +18,26 @@ std::uint32_t readU32(const std::string& in, std::size_t offset) {
   return value;
 }
 
-bool writeAll(int fd, const char* data, std::size_t size) {
+// Moves all `size` bytes with read() or write(), retrying short transfers;
+// false at end of file or on an error. Async-signal-safe.
+template <typename Buffer, typename Transfer>
+bool transferAll(int fd, Buffer* data, std::size_t size, Transfer transfer) {
   while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
+    const ssize_t n = transfer(fd, data, size);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     data += n;
     size -= static_cast<std::size_t>(n);
   }
   return true;
+}
+
+bool writeAll(int fd, const char* data, std::size_t size) {
+  return transferAll(fd, data, size, ::write);
+}
+
+bool readAll(int fd, char* data, std::size_t size) {
+  return transferAll(fd, data, size, ::read);
 }
 
 }  // namespace
@@ -72,23 +83,14 @@ std::optional<Record> RecordReader::next() {
 
 std::optional<Record> readRecordBlocking(int fd) {
   // Reads exactly one frame, so that the next record stays in the pipe.
-  auto read_exact = [fd](char* out, std::size_t size) {
-    while (size > 0) {
-      ssize_t n = ::read(fd, out, size);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      out += n;
-      size -= static_cast<std::size_t>(n);
-    }
-    return true;
-  };
   char header[2 * sizeof(std::uint32_t)];
-  if (!read_exact(header, sizeof(header))) return std::nullopt;
+  if (!readAll(fd, header, sizeof(header))) return std::nullopt;
   std::uint32_t payload_size;
-  std::memcpy(&payload_size, header + sizeof(std::uint32_t), sizeof(payload_size));
+  std::memcpy(&payload_size, header + sizeof(std::uint32_t),
+              sizeof(payload_size));
   std::string frame(header, sizeof(header));
   frame.resize(sizeof(header) + payload_size);
-  if (!read_exact(frame.data() + sizeof(header), payload_size)) {
+  if (!readAll(fd, frame.data() + sizeof(header), payload_size)) {
     return std::nullopt;
   }
   RecordReader reader;

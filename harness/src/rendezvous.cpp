@@ -3,12 +3,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <torch/csrc/distributed/c10d/FileStore.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "ranktest/internal/rank_launch.h"
 
@@ -17,8 +17,8 @@ namespace {
 
 int createUnlinkedFile() {
   const char* tmp = std::getenv("TMPDIR");
-  std::string path = std::string(tmp && *tmp ? tmp : "/tmp") +
-                     "/ranktest-store.XXXXXX";
+  std::string path =
+      std::string(tmp && *tmp ? tmp : "/tmp") + "/ranktest-store.XXXXXX";
   int fd = ::mkostemp(path.data(), O_CLOEXEC);
   if (fd < 0) {
     throw std::runtime_error("ranktest: cannot create the FileStore file " +
@@ -49,8 +49,7 @@ Rendezvous::~Rendezvous() {
 }
 
 std::string Rendezvous::address() const {
-  return file_fd_ >= 0 ? std::string("file")
-                       : "tcp:" + std::to_string(port_);
+  return file_fd_ >= 0 ? std::string("file") : "tcp:" + std::to_string(port_);
 }
 
 c10::intrusive_ptr<c10d::Store> connectStore(

@@ -1,7 +1,8 @@
 #include "ranktest/settings.h"
 
 #include <cstdlib>
-#include <stdexcept>
+#include <initializer_list>
+#include <utility>
 
 #include "ranktest/backends.h"
 
@@ -23,8 +24,8 @@ std::optional<long> integer(Settings& s, const char* name, long min) {
   char* end = nullptr;
   const long value = std::strtol(text, &end, 10);
   if (*end != '\0' || value < min) {
-    complain(s, std::string(name) + "='" + text + "' is not an integer >= " +
-                    std::to_string(min));
+    complain(s, std::string(name) + "='" + text +
+                    "' is not an integer >= " + std::to_string(min));
     return std::nullopt;
   }
   return value;
@@ -42,32 +43,46 @@ std::optional<double> positive(Settings& s, const char* name) {
   return value;
 }
 
+// The value named by variable `name`, one of `names`.
+template <typename T>
+std::optional<T> choice(
+    Settings& s, const char* name,
+    std::initializer_list<std::pair<const char*, T>> names) {
+  const char* text = get(name);
+  if (!text) return std::nullopt;
+  std::string allowed;
+  for (const auto& [word, value] : names) {
+    if (std::string(text) == word) return value;
+    allowed += (allowed.empty() ? "" : " or ") + std::string(word);
+  }
+  complain(s, std::string(name) + "='" + text + "' is not " + allowed);
+  return std::nullopt;
+}
+
 Settings parse() {
   Settings s;
-  if (auto ws = integer(s, "WORLD_SIZE", 1)) s.world_size = static_cast<int>(*ws);
+  if (auto ws = integer(s, "WORLD_SIZE", 1))
+    s.world_size = static_cast<int>(*ws);
   s.backend = backendFromEnvironment();
   if (s.backend != "gloo" && s.backend != "nccl") {
     complain(s, "BACKEND='" + s.backend + "' is not one of gloo, nccl");
   }
-  if (const char* method = get("RANKTEST_START_METHOD")) {
-    const std::string m(method);
-    if (m == "fork") s.start_method = StartMethod::kFork;
-    else if (m == "spawn") s.start_method = StartMethod::kSpawn;
-    else complain(s, "RANKTEST_START_METHOD='" + m + "' is not fork or spawn");
-  }
-  if (const char* kind = get("RANKTEST_STORE")) {
-    const std::string k(kind);
-    if (k == "file") s.store = StoreKind::kFile;
-    else if (k == "tcp") s.store = StoreKind::kTcp;
-    else complain(s, "RANKTEST_STORE='" + k + "' is not file or tcp");
-  }
+  s.start_method = choice<StartMethod>(
+      s, "RANKTEST_START_METHOD",
+      {{"fork", StartMethod::kFork}, {"spawn", StartMethod::kSpawn}});
+  s.store =
+      choice<StoreKind>(s, "RANKTEST_STORE",
+                        {{"file", StoreKind::kFile}, {"tcp", StoreKind::kTcp}});
   if (auto t = positive(s, "RANKTEST_TIMEOUT")) {
     s.default_timeout = std::chrono::milliseconds(static_cast<long>(*t * 1000));
   }
-  if (auto scale = positive(s, "RANKTEST_TIMEOUT_SCALE")) s.timeout_scale = *scale;
-  if (auto reuse = integer(s, "RANKTEST_REUSE", 0)) s.reuse_processes = *reuse != 0;
+  if (auto scale = positive(s, "RANKTEST_TIMEOUT_SCALE"))
+    s.timeout_scale = *scale;
+  if (auto reuse = integer(s, "RANKTEST_REUSE", 0))
+    s.reuse_processes = *reuse != 0;
   s.verbose = integer(s, "RANKTEST_VERBOSE", 0).value_or(0) != 0;
-  if (auto r = integer(s, "RANKTEST_DEBUG_RANK", 0)) s.debug_rank = static_cast<int>(*r);
+  if (auto r = integer(s, "RANKTEST_DEBUG_RANK", 0))
+    s.debug_rank = static_cast<int>(*r);
   if (auto lines = integer(s, "RANKTEST_OUTPUT_LINES", 0)) {
     s.output_lines = static_cast<std::size_t>(*lines);
   }

@@ -7,8 +7,8 @@ namespace ranktest {
 SkipCode skipCodeForGpus(int gpus) {
   if (gpus <= 1) return SkipCode::kLessThan1Gpu;
   if (gpus == 2) return SkipCode::kLessThan2Gpus;
-  return static_cast<SkipCode>(
-      static_cast<int>(SkipCode::kLessThan3Gpus) + std::min(gpus, 8) - 3);
+  return static_cast<SkipCode>(static_cast<int>(SkipCode::kLessThan3Gpus) +
+                               std::min(gpus, 8) - 3);
 }
 
 std::string describeSkipCode(SkipCode code) {

@@ -47,7 +47,7 @@ struct Watched {
   bool stack_dumped = false;  // kStackDumped received
   bool output_eof = false;
   bool result_eof = false;
-  bool resolved = false;      // its part of the test is over
+  bool resolved = false;  // its part of the test is over
 };
 
 class Supervisor {
@@ -85,8 +85,8 @@ class Supervisor {
         collectStacksAndKill();
         break;
       }
-      auto wake = deadline_lifted_ ? Clock::now() + std::chrono::seconds(1)
-                                   : deadline;
+      auto wake =
+          deadline_lifted_ ? Clock::now() + std::chrono::seconds(1) : deadline;
       if (first_skip) wake = std::min(wake, *first_skip + options_.skip_grace);
       pollOnce(wake);
     }
@@ -184,7 +184,8 @@ class Supervisor {
     }
     w.report.tail.push_back("[rank " + std::to_string(w.report.rank) + "] " +
                             line);
-    while (w.report.tail.size() > options_.tail_lines) w.report.tail.pop_front();
+    while (w.report.tail.size() > options_.tail_lines)
+      w.report.tail.pop_front();
   }
 
   // Frames from the harness's rank runner downwards are the same in every
@@ -197,7 +198,8 @@ class Supervisor {
     }
     if (w.stack_cut) return;
     const std::string frame = demangleFrame(line);
-    if (frame.find("ranktest::internal::RankRunner::run") != std::string::npos) {
+    if (frame.find("ranktest::internal::RankRunner::run") !=
+        std::string::npos) {
       w.stack_cut = true;
       w.report.stack.push_back("(ranktest frames below)");
       return;
@@ -324,12 +326,12 @@ class Supervisor {
     const auto grace_end = Clock::now() + options_.stack_grace;
     while (Clock::now() < grace_end) {
       refreshExits();
-      const bool all_dumped =
-          std::all_of(watched_.begin(), watched_.end(), [](const Watched& w) {
-            return w.resolved || w.stack_dumped;
-          });
+      const bool all_dumped = std::all_of(
+          watched_.begin(), watched_.end(),
+          [](const Watched& w) { return w.resolved || w.stack_dumped; });
       if (all_dumped) break;
-      pollOnce(std::min(grace_end, Clock::now() + std::chrono::milliseconds(20)));
+      pollOnce(
+          std::min(grace_end, Clock::now() + std::chrono::milliseconds(20)));
     }
     for (Watched& w : watched_) {
       if (w.resolved) continue;

@@ -14,7 +14,8 @@ TestTrait requirement(Requirement check) {
 }  // namespace
 
 TestTrait worldSizes(std::vector<int> sizes) {
-  return {[sizes = std::move(sizes)](TestOptions& o) { o.world_sizes = sizes; }};
+  return {
+      [sizes = std::move(sizes)](TestOptions& o) { o.world_sizes = sizes; }};
 }
 
 TestTrait timeout(std::chrono::milliseconds deadline) {
@@ -93,9 +94,8 @@ TestTrait skipIfSmallWorldSize(int min_world_size) {
 TestTrait skipIfOddWorldSize() {
   return requirement([](const LaunchConditions& c) -> std::optional<Skip> {
     if (c.world_size % 2 == 0) return std::nullopt;
-    return Skip{SkipCode::kOddWorldSize,
-                "needs an even world size, got " +
-                    std::to_string(c.world_size)};
+    return Skip{SkipCode::kOddWorldSize, "needs an even world size, got " +
+                                             std::to_string(c.world_size)};
   });
 }
 

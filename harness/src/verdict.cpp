@@ -103,8 +103,8 @@ std::string header(const RunDescription& run, const SuperviseResult& result) {
 std::string describeSignal(int signal_number) {
   const char* abbrev = sigabbrev_np(signal_number);
   const char* text = sigdescr_np(signal_number);
-  return std::string(abbrev ? std::string("SIG") + abbrev : "signal " +
-                     std::to_string(signal_number)) +
+  return std::string(abbrev ? std::string("SIG") + abbrev
+                            : "signal " + std::to_string(signal_number)) +
          " (" + (text ? text : "unknown") + ")";
 }
 
@@ -118,9 +118,9 @@ Verdict judge(const RunDescription& run, const SuperviseResult& result) {
         still += (still.empty() ? "" : ", ") + std::to_string(r.rank);
       }
     }
-    std::string text = "[ranktest] timed out after " +
-                       seconds(result.elapsed) + " (deadline " +
-                       seconds(run.timeout) + "); still running: rank" +
+    std::string text = "[ranktest] timed out after " + seconds(result.elapsed) +
+                       " (deadline " + seconds(run.timeout) +
+                       "); still running: rank" +
                        (still.find(',') == std::string::npos ? " " : "s ") +
                        still + "\n" + header(run, result);
     for (const RankReport& r : result.ranks) {

@@ -39,8 +39,8 @@ std::string readFile(const std::string& path) {
 // The inner run sees none of the variables that pick a matrix cell or change
 // the harness, except those the test sets.
 bool inherited(const std::string& entry) {
-  for (const char* prefix : {"WORLD_SIZE=", "BACKEND=", "RANKTEST_", "GTEST_",
-                             "TMPDIR="}) {
+  for (const char* prefix :
+       {"WORLD_SIZE=", "BACKEND=", "RANKTEST_", "GTEST_", "TMPDIR="}) {
     if (entry.rfind(prefix, 0) == 0) return false;
   }
   return true;
@@ -130,8 +130,8 @@ std::vector<int> listeningPortsOf(const std::vector<pid_t>& pids) {
 
 InnerResult runInner(const InnerOptions& options) {
   static std::atomic<int> counter{0};
-  const std::string token = std::to_string(::getpid()) + "-" +
-                            std::to_string(counter++);
+  const std::string token =
+      std::to_string(::getpid()) + "-" + std::to_string(counter++);
   const std::string tmp = makeTempDir("ranktest-selftest-tmp");
   const std::string out = makeTempDir("ranktest-selftest-xml");
 
@@ -141,7 +141,8 @@ InnerResult runInner(const InnerOptions& options) {
   }
   env.push_back("RANKTEST_SELFTEST_TOKEN=" + token);
   env.push_back("TMPDIR=" + tmp);
-  for (const auto& [name, value] : options.env) env.push_back(name + "=" + value);
+  for (const auto& [name, value] : options.env)
+    env.push_back(name + "=" + value);
   std::vector<std::string> args = {RANKTEST_INNER_BINARY,
                                    "--gtest_filter=" + options.filter,
                                    "--gtest_output=xml:" + out + "/inner.xml"};
@@ -171,13 +172,15 @@ InnerResult runInner(const InnerOptions& options) {
     if (left <= Clock::duration::zero()) break;
     pollfd fd{pipe_fds[0], POLLIN, 0};
     const int wait_ms = static_cast<int>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(left).count() + 1);
+        std::chrono::duration_cast<std::chrono::milliseconds>(left).count() +
+        1);
     if (::poll(&fd, 1, wait_ms) <= 0) continue;
     char chunk[8192];
     const ssize_t n = ::read(pipe_fds[0], chunk, sizeof(chunk));
     if (n <= 0) break;
     result.output.append(chunk, static_cast<std::size_t>(n));
-    if (watching && options.watcher(pid, token, result.output)) watching = false;
+    if (watching && options.watcher(pid, token, result.output))
+      watching = false;
   }
   ::close(pipe_fds[0]);
   // End of output comes just before the exit; wait for it within the limit.
@@ -203,7 +206,8 @@ InnerResult runInner(const InnerOptions& options) {
   }
   for (const auto& entry : fs::directory_iterator(out)) {
     if (entry.path().filename() != "inner.xml") {
-      result.files_left.push_back("xml dir: " + entry.path().filename().string());
+      result.files_left.push_back("xml dir: " +
+                                  entry.path().filename().string());
     }
   }
   // Ranks die with their parent by PR_SET_PDEATHSIG; give the kernel a

@@ -14,18 +14,18 @@
 namespace harness_suite {
 
 struct InnerResult {
-  int exit_code = -1;          // -1 when killed by a signal
-  std::string output;          // stdout and stderr of the inner parent
-  std::string xml;             // its --gtest_output XML ("" if none)
+  int exit_code = -1;  // -1 when killed by a signal
+  std::string output;  // stdout and stderr of the inner parent
+  std::string xml;     // its --gtest_output XML ("" if none)
   std::chrono::milliseconds elapsed{0};
   std::vector<std::string> files_left;  // in the inner run's TMPDIR
   std::vector<pid_t> processes_left;    // carrying the run's token
 };
 
 struct InnerOptions {
-  std::string filter;                        // --gtest_filter
-  std::map<std::string, std::string> env;    // added to the environment
-  std::chrono::milliseconds limit{60000};    // the outer test's own deadline
+  std::string filter;                      // --gtest_filter
+  std::map<std::string, std::string> env;  // added to the environment
+  std::chrono::milliseconds limit{60000};  // the outer test's own deadline
   // Called with the inner parent's pid, the run's token (see
   // processesWithToken) and all output so far, each time output arrives,
   // until it returns true.

@@ -66,7 +66,8 @@ TEST(HarnessDebugRank, RankWaitsForTheDebuggerAndTheDeadlineIsLifted) {
                  {"RANKTEST_VERBOSE", "1"}};
   options.watcher = [&](pid_t, const std::string&, const std::string& output) {
     std::smatch match;
-    static const std::regex line(R"(rank 1 \(pid (\d+)\) waits for a debugger)");
+    static const std::regex line(
+        R"(rank 1 \(pid (\d+)\) waits for a debugger)");
     if (!std::regex_search(output, match, line)) return false;
     waiting = static_cast<pid_t>(std::stoi(match[1]));
     // Twice the deadline: a debugger session would take longer still.
@@ -138,11 +139,12 @@ TEST_P(HarnessReuse, WorkersRunManyTestsAndFailuresStayInTheirTest) {
     EXPECT_THAT(r.output, HasSubstr(std::string("[       OK ] InnerReuse.") +
                                     passing + "/gloo_ws2"));
   }
-  EXPECT_THAT(r.output,
-              AllOf(HasSubstr("[  FAILED  ] InnerReuse.C_FailsInRank1/gloo_ws2"),
-                    HasSubstr("rank 1 fails in a reused worker"),
-                    HasSubstr("[  FAILED  ] InnerReuse.E_HangsInRank0/gloo_ws2"),
-                    HasSubstr("still running: rank 0")));
+  EXPECT_THAT(
+      r.output,
+      AllOf(HasSubstr("[  FAILED  ] InnerReuse.C_FailsInRank1/gloo_ws2"),
+            HasSubstr("rank 1 fails in a reused worker"),
+            HasSubstr("[  FAILED  ] InnerReuse.E_HangsInRank0/gloo_ws2"),
+            HasSubstr("still running: rank 0")));
   // A, B and C share processes; D gets new ones after C's failure; F gets
   // new ones after E's timeout.
   const std::vector<std::string> pids = rank0Pids(r.output);

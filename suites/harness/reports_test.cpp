@@ -70,9 +70,10 @@ TEST_P(HarnessReports, FatalAssertionEndsTheBodyOfThatRank) {
 TEST_P(HarnessReports, ExceptionIsReportedWithTypeAndText) {
   const InnerResult r = run("ThrowsInRank1");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, AllOf(HasSubstr("rank 1 of 2 failed"),
-                              HasSubstr("uncaught exception std::runtime_error"),
-                              HasSubstr("boom from rank 1")));
+  EXPECT_THAT(r.output,
+              AllOf(HasSubstr("rank 1 of 2 failed"),
+                    HasSubstr("uncaught exception std::runtime_error"),
+                    HasSubstr("boom from rank 1")));
 }
 
 TEST_P(HarnessReports, SegfaultNamesTheSignalAndStopsTheOtherRanksAtOnce) {
@@ -106,10 +107,11 @@ TEST_P(HarnessReports, EarlyExitWithCodeZeroIsAFailure) {
 TEST_P(HarnessReports, HangIsStoppedAtTheDeadlineWithTheRanksStack) {
   const InnerResult r = run("HangsInRank1");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, AllOf(HasSubstr("timed out after"),
-                              HasSubstr("(deadline 2 s); still running: rank 1"),
-                              HasSubstr("sleepForeverInRank"),
-                              HasSubstr("[rank 1] rank 1 is about to hang")));
+  EXPECT_THAT(r.output,
+              AllOf(HasSubstr("timed out after"),
+                    HasSubstr("(deadline 2 s); still running: rank 1"),
+                    HasSubstr("sleepForeverInRank"),
+                    HasSubstr("[rank 1] rank 1 is about to hang")));
   // 2 s deadline; start-up and the stack request add little.
   EXPECT_GE(r.elapsed, 2s);
   EXPECT_LT(r.elapsed, 4500ms) << "the report came too long after the deadline";
@@ -133,9 +135,9 @@ TEST_P(HarnessReports, SkipRankCarriesItsCode) {
 TEST_P(HarnessReports, RanksThatDisagreeOnSkippingFail) {
   const InnerResult r = run("SomeRanksSkip");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, AllOf(HasSubstr("ranks disagree on skipping"),
-                              HasSubstr("rank 0 skipped"),
-                              HasSubstr("rank 1 passed")));
+  EXPECT_THAT(r.output,
+              AllOf(HasSubstr("ranks disagree on skipping"),
+                    HasSubstr("rank 0 skipped"), HasSubstr("rank 1 passed")));
 }
 
 TEST_P(HarnessReports, ParentCheckedConditionSkipsWithoutStartingRanks) {
@@ -146,13 +148,13 @@ TEST_P(HarnessReports, ParentCheckedConditionSkipsWithoutStartingRanks) {
   EXPECT_THAT(r.output, Not(HasSubstr("this body must never run")));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Harness, HarnessReports,
-    ::testing::Combine(::testing::Values("fork", "spawn"),
-                       ::testing::Values("file", "tcp")),
-    [](const ::testing::TestParamInfo<Mode>& info) {
-      return std::get<0>(info.param) + "_" + std::get<1>(info.param);
-    });
+INSTANTIATE_TEST_SUITE_P(Harness, HarnessReports,
+                         ::testing::Combine(::testing::Values("fork", "spawn"),
+                                            ::testing::Values("file", "tcp")),
+                         [](const ::testing::TestParamInfo<Mode>& info) {
+                           return std::get<0>(info.param) + "_" +
+                                  std::get<1>(info.param);
+                         });
 
 }  // namespace
 }  // namespace harness_suite

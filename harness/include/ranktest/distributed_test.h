@@ -15,15 +15,17 @@
 //     pg()->allreduce(t)->wait();
 //     EXPECT_EQ(t[0][0].item<int>(), worldSize() * (worldSize() - 1) / 2);
 //   }
-// registers Collectives.AllreduceSumsRanks/gloo_ws2, .../gloo_ws3, .../gloo_ws4.
+// registers Collectives.AllreduceSumsRanks/gloo_ws2, .../gloo_ws3,
+// .../gloo_ws4.
 
 #include <c10/core/Device.h>
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-#include <torch/csrc/distributed/c10d/Store.hpp>
+#include <gtest/gtest.h>
 
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include "ranktest/test_options.h"
 
@@ -86,18 +88,18 @@ bool registerDistributedTest(const char* suite, const char* name,
 
 // Defines a distributed test of `fixture` (derived from DistributedTest); extra
 // arguments are TestTraits (world sizes, deadline, requirements).
-#define RANKTEST_F(fixture, name, ...)                                        \
-  class RANKTEST_INTERNAL_CLASS_(fixture, name) : public fixture {            \
-   private:                                                                   \
-    void rankBody() override;                                                 \
-                                                                              \
-   public:                                                                    \
-    static std::unique_ptr<::ranktest::DistributedTest> make() {              \
-      return std::make_unique<RANKTEST_INTERNAL_CLASS_(fixture, name)>();     \
-    }                                                                         \
-    static inline const bool registered_ =                                    \
-        ::ranktest::internal::registerDistributedTest(                        \
-            #fixture, #name, __FILE__, __LINE__, fixture::testOptions(),      \
-            {__VA_ARGS__}, &make);                                            \
-  };                                                                          \
+#define RANKTEST_F(fixture, name, ...)                                    \
+  class RANKTEST_INTERNAL_CLASS_(fixture, name) : public fixture {        \
+   private:                                                               \
+    void rankBody() override;                                             \
+                                                                          \
+   public:                                                                \
+    static std::unique_ptr<::ranktest::DistributedTest> make() {          \
+      return std::make_unique<RANKTEST_INTERNAL_CLASS_(fixture, name)>(); \
+    }                                                                     \
+    static inline const bool registered_ =                                \
+        ::ranktest::internal::registerDistributedTest(                    \
+            #fixture, #name, __FILE__, __LINE__, fixture::testOptions(),  \
+            {__VA_ARGS__}, &make);                                        \
+  };                                                                      \
   void RANKTEST_INTERNAL_CLASS_(fixture, name)::rankBody()

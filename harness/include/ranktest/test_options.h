@@ -16,7 +16,8 @@ namespace ranktest {
 // How rank processes come to life.
 enum class StartMethod {
   kFork,   // fork() the test binary's parent process
-  kSpawn,  // re-execute the test binary for one test (googletest death-test style)
+  kSpawn,  // re-execute the test binary for one test (googletest death-test
+           // style)
 };
 
 // Where ranks meet.

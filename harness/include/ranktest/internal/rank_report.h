@@ -34,8 +34,8 @@ struct RankReport {
 
   int rank = 0;
   End end = End::kFinished;
-  int code = 0;        // reported code (kFinished) or exit code (kExited)
-  int signal = 0;      // kSignaled
+  int code = 0;    // reported code (kFinished) or exit code (kExited)
+  int signal = 0;  // kSignaled
   std::vector<RankFailure> failures;
   std::vector<RankException> exceptions;
   std::optional<Skip> skip;

@@ -12,14 +12,14 @@
 namespace ranktest::internal {
 
 enum class RecordType : std::uint32_t {
-  kStarted = 1,      // pid: the body is about to run
-  kFailure = 2,      // file, line, message, fatal ("1"/"0")
-  kSkip = 3,         // code, message
-  kException = 4,    // type, message
-  kDebugWaiting = 5, // pid: stopped until a debugger (or SIGCONT) resumes it
-  kStackDumped = 6,  // the stack requested at the deadline is on stderr
-  kFinished = 7,     // exit code the rank reports for this test
-  kRun = 8,          // parent -> reused worker: full test name, sequence
+  kStarted = 1,       // pid: the body is about to run
+  kFailure = 2,       // file, line, message, fatal ("1"/"0")
+  kSkip = 3,          // code, message
+  kException = 4,     // type, message
+  kDebugWaiting = 5,  // pid: stopped until a debugger (or SIGCONT) resumes it
+  kStackDumped = 6,   // the stack requested at the deadline is on stderr
+  kFinished = 7,      // exit code the rank reports for this test
+  kRun = 8,           // parent -> reused worker: full test name, sequence
 };
 
 struct Record {

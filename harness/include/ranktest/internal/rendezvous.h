@@ -5,10 +5,9 @@
 // at once and reached through an inherited descriptor, and the TCPStore
 // listens on a kernel-chosen port only while the parent holds it.
 
-#include <torch/csrc/distributed/c10d/Store.hpp>
-
 #include <chrono>
 #include <string>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include "ranktest/test_options.h"
 
