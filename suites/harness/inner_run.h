@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "process_probe.h"
+
 namespace harness_suite {
 
 struct InnerResult {
@@ -34,14 +36,5 @@ struct InnerOptions {
 
 // Runs `filter` of the inner binary, waits (bounded), and reports leftovers.
 InnerResult runInner(const InnerOptions& options);
-
-// How often `what` occurs in `text`.
-std::size_t countOccurrences(const std::string& text, const std::string& what);
-
-// Processes whose environment holds RANKTEST_SELFTEST_TOKEN=<token>.
-std::vector<pid_t> processesWithToken(const std::string& token);
-
-// TCP ports in LISTEN state held by any of `pids`.
-std::vector<int> listeningPortsOf(const std::vector<pid_t>& pids);
 
 }  // namespace harness_suite

@@ -148,6 +148,22 @@ TEST_P(HarnessReports, ParentCheckedConditionSkipsWithoutStartingRanks) {
   EXPECT_THAT(r.output, Not(HasSubstr("this body must never run")));
 }
 
+TEST_P(HarnessReports, NoListeningSocketOutlivesItsTest) {
+  // Two tests end badly (a throw, a timeout), then a third looks at the
+  // parent's listening sockets while it runs.
+  InnerOptions options;
+  options.filter =
+      "InnerReports.ThrowsInRank1/*:InnerReports.HangsInRank1/"
+      "*:InnerReports.ParentListensOnlyForTheRunningTest/*";
+  options.env = {{"RANKTEST_START_METHOD", std::get<0>(GetParam())},
+                 {"RANKTEST_STORE", std::get<1>(GetParam())}};
+  const InnerResult r = runInner(options);
+  EXPECT_THAT(r.output,
+              HasSubstr("[       OK ] "
+                        "InnerReports.ParentListensOnlyForTheRunningTest"));
+  EXPECT_THAT(r.processes_left, IsEmpty());
+}
+
 INSTANTIATE_TEST_SUITE_P(Harness, HarnessReports,
                          ::testing::Combine(::testing::Values("fork", "spawn"),
                                             ::testing::Values("file", "tcp")),

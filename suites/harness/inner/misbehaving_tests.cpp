@@ -13,6 +13,7 @@
 #include <iostream>
 #include <thread>
 
+#include "../process_probe.h"
 #include "ranktest/ranktest.h"
 
 using namespace std::chrono_literals;
@@ -123,3 +124,14 @@ RANKTEST_F(InnerReuse, E_HangsInRank0, ranktest::timeout(2s)) {
   if (rank() == 0) sleepForeverInRank(rank());
 }
 RANKTEST_F(InnerReuse, F_PassesAfterTheHang) { printPidAfterAllreduce(); }
+
+// Registered last, so that it runs after the tests before it in a filter:
+// the parent must listen only for the test that is running now (one port for
+// a TCP store, none for a file store), never for an earlier one.
+RANKTEST_F(InnerReports, ParentListensOnlyForTheRunningTest) {
+  const char* store = std::getenv("RANKTEST_STORE");
+  const bool tcp = store != nullptr && std::string(store) == "tcp";
+  const std::vector<int> ports = harness_suite::listeningPortsOf({::getppid()});
+  EXPECT_EQ(ports.size(), tcp ? 1u : 0u)
+      << "the parent listens on " << ports.size() << " ports";
+}
