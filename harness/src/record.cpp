@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <mutex>
 
 namespace ranktest::internal {
 namespace {
@@ -43,6 +44,9 @@ bool readAll(int fd, char* data, std::size_t size) {
 }  // namespace
 
 bool writeRecord(int fd, const Record& record) {
+  // gtest results may come from several threads of a rank; a record larger
+  // than the pipe's atomic size must not interleave with another.
+  static std::mutex writing;
   std::string payload;
   for (const std::string& field : record.fields) {
     appendU32(payload, static_cast<std::uint32_t>(field.size()));
@@ -52,6 +56,7 @@ bool writeRecord(int fd, const Record& record) {
   appendU32(frame, static_cast<std::uint32_t>(record.type));
   appendU32(frame, static_cast<std::uint32_t>(payload.size()));
   frame += payload;
+  std::lock_guard<std::mutex> lock(writing);
   return writeAll(fd, frame.data(), frame.size());
 }
 
