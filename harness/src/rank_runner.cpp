@@ -108,6 +108,10 @@ class RankRunner {
       context.store = store;
       context.pg = createProcessGroup(launch.backend, store, launch.rank,
                                       launch.world_size, launch.timeout);
+      // Gloo's full-mesh connect can finish in one rank before the others;
+      // a rank that then ran a short body and exited would break their
+      // connect. The barrier holds every rank until the group is whole.
+      context.pg->barrier()->wait();
       writeRecord(kResultFd,
                   {RecordType::kStarted, {std::to_string(::getpid())}});
       std::unique_ptr<DistributedTest> fixture = instance.factory();
