@@ -1,6 +1,7 @@
 #include "ranktest/internal/worker_pool.h"
 
 #include "ranktest/internal/record.h"
+#include "ranktest/settings.h"
 
 namespace ranktest::internal {
 
@@ -11,6 +12,7 @@ WorkerPool::WorkerPool(const RankLaunch& launch, StartMethod method,
     RankLaunch worker = launch;
     worker.rank = rank;
     worker.store = rendezvous_.address();
+    worker.debug_wait = settings().debug_rank == rank;
     workers_.push_back(RankProcess::start(worker, method, rendezvous_.fileFd(),
                                           /*reusable=*/true));
   }
@@ -41,8 +43,7 @@ WorkerPools& WorkerPools::instance() {
 std::string WorkerPools::key(const RankLaunch& launch, StartMethod method,
                              StoreKind store) {
   return std::to_string(launch.world_size) + "|" + launch.backend + "|" +
-         toString(method) + "|" + toString(store) + "|" +
-         (launch.debug_wait ? "debug" : "");
+         toString(method) + "|" + toString(store);
 }
 
 WorkerPool& WorkerPools::get(const RankLaunch& launch, StartMethod method,

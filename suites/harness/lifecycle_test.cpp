@@ -57,13 +57,17 @@ INSTANTIATE_TEST_SUITE_P(Harness, HarnessLifecycle,
                          ::testing::Values("file", "tcp"),
                          [](const auto& info) { return info.param; });
 
-TEST(HarnessDebugRank, RankWaitsForTheDebuggerAndTheDeadlineIsLifted) {
+// Parameter: RANKTEST_REUSE (one-shot ranks or reused workers).
+class HarnessDebugRank : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HarnessDebugRank, RankWaitsForTheDebuggerAndTheDeadlineIsLifted) {
   pid_t waiting = 0;
   InnerOptions options;
   options.filter = "InnerReports.Passes/gloo_ws2";
   options.env = {{"RANKTEST_DEBUG_RANK", "1"},
                  {"RANKTEST_TIMEOUT", "1"},
-                 {"RANKTEST_VERBOSE", "1"}};
+                 {"RANKTEST_VERBOSE", "1"},
+                 {"RANKTEST_REUSE", GetParam()}};
   options.watcher = [&](pid_t, const std::string&, const std::string& output) {
     std::smatch match;
     static const std::regex line(
@@ -81,6 +85,9 @@ TEST(HarnessDebugRank, RankWaitsForTheDebuggerAndTheDeadlineIsLifted) {
   EXPECT_GE(r.elapsed, 2s);
   EXPECT_THAT(r.processes_left, IsEmpty());
 }
+
+INSTANTIATE_TEST_SUITE_P(Harness, HarnessDebugRank, ::testing::Values("0", "1"),
+                         [](const auto& info) { return "reuse" + info.param; });
 
 TEST(HarnessEnvironment, BadValueFailsEveryDistributedTestWithTheReason) {
   InnerOptions options;
