@@ -129,8 +129,7 @@ class ParentTest : public ::testing::Test {
       FAIL() << "[ranktest] bad environment: " << settings().error;
     }
     if (auto skip = checkConditions(*instance_)) {
-      GTEST_SKIP() << "skipped (code " << static_cast<int>(skip->code)
-                   << ", checked before starting ranks): " << skip->message;
+      GTEST_SKIP() << describeSkip(*skip, "checked before starting ranks");
     }
     // A worker that died must not kill the parent through a write.
     ::signal(SIGPIPE, SIG_IGN);

@@ -23,11 +23,6 @@ std::string indent(const std::string& text, const std::string& pad) {
   return out;
 }
 
-std::string describeSkip(const Skip& skip) {
-  return "skipped (code " + std::to_string(static_cast<int>(skip.code)) +
-         "): " + skip.message;
-}
-
 std::string describeEnd(const RankReport& r) {
   switch (r.end) {
     case RankReport::End::kFinished:
@@ -99,6 +94,11 @@ std::string header(const RunDescription& run, const SuperviseResult& result) {
 }
 
 }  // namespace
+
+std::string describeSkip(const Skip& skip, const std::string& note) {
+  return "skipped (code " + std::to_string(static_cast<int>(skip.code)) +
+         (note.empty() ? "" : ", " + note) + "): " + skip.message;
+}
 
 std::string describeSignal(int signal_number) {
   const char* abbrev = sigabbrev_np(signal_number);

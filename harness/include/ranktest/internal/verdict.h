@@ -35,6 +35,9 @@ struct RunDescription {
 
 Verdict judge(const RunDescription& run, const SuperviseResult& result);
 
+// "skipped (code 73, <note>): <message>", the one wording of a skip.
+std::string describeSkip(const Skip& skip, const std::string& note = "");
+
 // "SIGSEGV (Segmentation fault)".
 std::string describeSignal(int signal_number);
 
