@@ -10,7 +10,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <typeinfo>
 
 #include "ranktest/distributed_test.h"
@@ -20,6 +19,7 @@
 #include "ranktest/internal/record.h"
 #include "ranktest/internal/registry.h"
 #include "ranktest/internal/rendezvous.h"
+#include "ranktest/internal/test_groups.h"
 
 namespace ranktest {
 namespace internal {
@@ -94,8 +94,11 @@ void reportException(const std::string& type, const std::string& message) {
 // Runs `instance` in this rank; returns the exit code it stands for.
 class RankRunner {
  public:
+  // Runs `instance` on the group `acquire` gives (building it may throw and
+  // is reported as this test's failure); leaves the group in `*used`.
+  template <typename Acquire>
   static int run(const TestInstance& instance, const RankLaunch& launch,
-                 const c10::intrusive_ptr<c10d::Store>& store) {
+                 Acquire acquire, TestGroup* used) {
     g_listener->reset();
     std::optional<SkipRankSignal> skip;
     bool threw = false;
@@ -105,13 +108,9 @@ class RankRunner {
       context.world_size = launch.world_size;
       context.backend = launch.backend;
       context.device = rankDevice(launch.backend, launch.rank);
-      context.store = store;
-      context.pg = createProcessGroup(launch.backend, store, launch.rank,
-                                      launch.world_size, launch.timeout);
-      // Gloo's full-mesh connect can finish in one rank before the others;
-      // a rank that then ran a short body and exited would break their
-      // connect. The barrier holds every rank until the group is whole.
-      context.pg->barrier()->wait();
+      *used = acquire();
+      context.store = used->store;
+      context.pg = used->pg;
       writeRecord(kResultFd,
                   {RecordType::kStarted, {std::to_string(::getpid())}});
       std::unique_ptr<DistributedTest> fixture = instance.factory();
@@ -201,26 +200,29 @@ void runRankProcess(const RankLaunch& launch) {
   installRankSignalHandlers(launch.rank);
   takeOverGtestOutput();
   if (launch.debug_wait) waitForDebugger(launch.rank);
-  c10::intrusive_ptr<c10d::Store> store;
-  try {
-    store = connectStore(launch.store, launch.world_size, launch.timeout);
-  } catch (const std::exception& error) {
-    reportException("rendezvous", error.what());
-    flushOutput();
-    ::_exit(kTestErrorExitCode);
-  }
   if (!launch.test.empty()) {
-    finishAndExit(RankRunner::run(lookup(launch.test), launch, store));
+    TestGroup group;
+    finishAndExit(RankRunner::run(
+        lookup(launch.test), launch,
+        [&] {
+          return buildTestGroup(
+              launch,
+              connectStore(launch.store, launch.world_size, launch.timeout));
+        },
+        &group));
   }
-  // A reused worker: one fresh process group per test, on its own prefix.
+  // A reused worker: a fresh group per test, each built ahead of its test.
+  WorkerGroups groups(launch);
   while (auto command = readRecordBlocking(kControlFd)) {
     if (command->type != RecordType::kRun || command->fields.size() != 2) break;
-    auto test_store = c10::make_intrusive<c10d::PrefixStore>(
-        "ranktest/" + command->fields[1], store);
-    const int code =
-        RankRunner::run(lookup(command->fields[0]), launch, test_store);
+    const long sequence = std::stol(command->fields[1]);
+    TestGroup group;
+    const int code = RankRunner::run(
+        lookup(command->fields[0]), launch,
+        [&] { return groups.take(sequence); }, &group);
     flushOutput();
     writeRecord(kResultFd, {RecordType::kFinished, {std::to_string(code)}});
+    groups.retire(std::move(group));
   }
   flushOutput();
   ::_exit(0);

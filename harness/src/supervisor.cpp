@@ -312,6 +312,10 @@ class Supervisor {
   void stopUnresolved(const std::string& why) {
     for (Watched& w : watched_) {
       if (w.resolved) continue;
+      // What it printed so far belongs in the report.
+      readOutput(w);
+      readRecords(w);
+      if (w.resolved) continue;  // a reused worker finished meanwhile
       w.process->kill();
       w.resolved = true;
       w.report.end = RankReport::End::kStopped;

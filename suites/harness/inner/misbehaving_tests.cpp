@@ -115,6 +115,8 @@ RANKTEST_F(InnerReuse, A_Passes) { printPidAfterAllreduce(); }
 RANKTEST_F(InnerReuse, B_PassesInTheSameProcesses) { printPidAfterAllreduce(); }
 RANKTEST_F(InnerReuse, C_FailsInRank1) {
   printPidAfterAllreduce();
+  // Both ranks have printed before rank 1 fails and rank 0 is stopped.
+  pg()->barrier()->wait();
   EXPECT_NE(rank(), 1) << "rank 1 fails in a reused worker";
 }
 RANKTEST_F(InnerReuse, D_PassesAfterThePoolIsRebuilt) {
