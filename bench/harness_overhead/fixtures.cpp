@@ -66,9 +66,12 @@ void runBareRank(int rank, int world_size, int store_fd) {
       slot.pg_ready_ns = slot.body_start_ns = nowNs();
       pg->barrier()->wait();
       slot.body_end_ns = slot.done_ns = nowNs();
-      // Left to _exit, as a ranktest rank leaves it: tearing a Gloo group
-      // down costs a 10 ms loop tick per pair, which neither side pays.
       stampBoard(rank, slot);
+      // Exit inside this scope, with the group alive, as a ranktest rank
+      // does: tearing a Gloo group down costs a 10 ms loop tick per pair,
+      // which neither side pays.
+      std::fflush(nullptr);
+      ::_exit(0);
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "[bench] bare rank %d: %s\n", rank, error.what());

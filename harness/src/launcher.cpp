@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <stdexcept>
 
 #include "ranktest/backends.h"
 #include "ranktest/distributed_test.h"
@@ -94,7 +95,11 @@ SuperviseResult runReused(const TestInstance& t) {
     // A worker died between tests; start afresh once.
     pools.release(launch, t.start_method, t.store);
     pool = &pools.get(launch, t.start_method, t.store);
-    pool->dispatch(t.fullName());
+    if (!pool->dispatch(t.fullName())) {
+      pools.release(launch, t.start_method, t.store);
+      throw std::runtime_error(
+          "ranktest: freshly started workers exited before their first test");
+    }
   }
   SuperviseResult result =
       supervise(pool->ranks(), superviseOptions(t, /*reused=*/true));
