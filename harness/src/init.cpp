@@ -28,7 +28,6 @@ void init(int* argc, char** argv) {
   }
   ::testing::InitGoogleTest(argc, argv);
   if (launch) {
-    internal::setSpawnedRankLaunch(*launch);
     internal::runRankProcess(*launch);
   }
 }

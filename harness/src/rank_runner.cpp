@@ -66,7 +66,6 @@ class ReportingListener : public ::testing::EmptyTestEventListener {
 };
 
 ReportingListener* g_listener = nullptr;
-std::optional<RankLaunch> g_spawned_launch;
 
 // Routes gtest's results to the parent and silences the rank's own printers:
 // the parent is the only one that reports, and the only one writing XML.
@@ -226,14 +225,6 @@ void runRankProcess(const RankLaunch& launch) {
   }
   flushOutput();
   ::_exit(0);
-}
-
-const RankLaunch* spawnedRankLaunch() {
-  return g_spawned_launch ? &*g_spawned_launch : nullptr;
-}
-
-void setSpawnedRankLaunch(const RankLaunch& launch) {
-  g_spawned_launch = launch;
 }
 
 }  // namespace internal

@@ -240,7 +240,6 @@ class Supervisor {
         if (f.size() >= 2) w.report.exceptions.push_back({f[0], f[1]});
         break;
       case RecordType::kDebugWaiting:
-        w.report.waited_for_debugger = true;
         // A debugging session has no sensible deadline.
         deadline_lifted_ = true;
         break;
@@ -283,6 +282,17 @@ class Supervisor {
       return;
     }
     const int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    // PyTorch's convention: a rank skips by exiting with a skip code.
+    const std::optional<SkipCode> exit_skip = skipCodeFromExitCode(exit_code);
+    if (!w.finished && exit_skip && w.report.failures.empty() &&
+        w.report.exceptions.empty()) {
+      w.report.end = RankReport::End::kFinished;
+      w.report.code = exit_code;
+      w.report.skip = Skip{*exit_skip, describeSkipCode(*exit_skip) +
+                                           " (the rank exited with code " +
+                                           std::to_string(exit_code) + ")"};
+      return;
+    }
     // A reused worker never exits during a test; a one-shot rank exits with
     // the code it reported.
     if (!w.finished || options_.reused || exit_code != w.report.code) {

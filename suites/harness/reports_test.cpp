@@ -132,6 +132,13 @@ TEST_P(HarnessReports, SkipRankCarriesItsCode) {
                               HasSubstr("feature X is unavailable")));
 }
 
+TEST_P(HarnessReports, ExitingWithASkipCodeSkipsAsInPyTorch) {
+  const InnerResult r = run("EveryRankExitsWithASkipCode");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, AllOf(HasSubstr("[  SKIPPED ]"), HasSubstr("code 73"),
+                              HasSubstr("world size too small")));
+}
+
 TEST_P(HarnessReports, RanksThatDisagreeOnSkippingFail) {
   const InnerResult r = run("SomeRanksSkip");
   EXPECT_EQ(r.exit_code, 1) << r.output;

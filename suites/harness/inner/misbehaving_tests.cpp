@@ -81,6 +81,9 @@ RANKTEST_F(InnerReports, AllRanksSkipRank) {
                      "feature X is unavailable");
 }
 
+// PyTorch's way to skip: exit with the code.
+RANKTEST_F(InnerReports, EveryRankExitsWithASkipCode) { std::exit(73); }
+
 RANKTEST_F(InnerReports, SomeRanksSkip) {
   if (rank() == 0) GTEST_SKIP() << "only rank 0 skips";
 }

@@ -41,8 +41,7 @@ struct RankReport {
   std::optional<Skip> skip;
   std::vector<std::string> stack;  // printed at the deadline or on a crash
   std::deque<std::string> tail;    // last lines of output, "[rank N] " prefixed
-  bool waited_for_debugger = false;
-  std::string stopped_because;  // kStopped: e.g. "rank 1 failed"
+  std::string stopped_because;     // kStopped: e.g. "rank 1 failed"
 
   bool passed() const { return end == End::kFinished && code == 0; }
   bool skipped() const {

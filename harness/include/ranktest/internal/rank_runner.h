@@ -12,9 +12,4 @@ namespace ranktest::internal {
 // Expects kResultFd (and kControlFd, kStoreFileFd where used) to be open.
 [[noreturn]] void runRankProcess(const RankLaunch& launch);
 
-// The parsed internal flag when this process is a spawned rank, else nullptr.
-// The one place that answers "am I a rank?".
-const RankLaunch* spawnedRankLaunch();
-void setSpawnedRankLaunch(const RankLaunch& launch);
-
 }  // namespace ranktest::internal
