@@ -1,9 +1,9 @@
 // The skip-code table matches PyTorch's TEST_SKIPS, so that tools written for
 // its harness read ours alike.
 
-#include <gtest/gtest.h>
-
 #include "ranktest/skip_codes.h"
+
+#include <gtest/gtest.h>
 
 namespace {
 
