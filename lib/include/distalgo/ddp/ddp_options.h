@@ -1,0 +1,25 @@
+#pragma once
+
+// Options of distalgo::DistributedDataParallel, named after PyTorch's.
+
+#include <cstddef>
+
+namespace distalgo::ddp {
+
+struct DdpOptions {
+  // Gradient bucket size; c10d's default is 25 MiB.
+  double bucket_cap_mb = 25.0;
+  // The first bucket is kept small so that its allreduce starts early.
+  std::size_t first_bucket_cap_bytes = 1024 * 1024;
+  // Traverse the autograd graph after forward to mark parameters that will
+  // get no gradient this iteration.
+  bool find_unused_parameters = false;
+  // Gradients become views into the communication buckets (saves a copy).
+  bool gradient_as_bucket_view = false;
+  // Broadcast buffers (e.g. batch-norm statistics) from rank 0 every forward.
+  bool broadcast_buffers = true;
+  // The set of used parameters and the graph do not change across iterations.
+  bool static_graph = false;
+};
+
+}  // namespace distalgo::ddp

@@ -1,0 +1,99 @@
+#pragma once
+
+// Data-parallel training of any torch::nn module over a c10d process group,
+// on the real c10d::Reducer (buckets, autograd hooks, unused parameters).
+//
+// Example:
+//   torch::nn::Linear model(4, 2);
+//   distalgo::ddp::DistributedDataParallel ddp(model, pg());
+//   auto loss = ddp.forward(x).sum();
+//   loss.backward();  // gradients are averaged over the ranks here
+
+#include <ATen/core/Tensor.h>
+#include <c10/util/irange.h>
+
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "distalgo/ddp/ddp_options.h"
+#include "distalgo/ddp/internal/ddp_core.h"
+
+namespace distalgo::ddp {
+
+// Zeroes the module's gradients in place. libtorch's Optimizer::zero_grad()
+// detaches them first, which fails on the bucket views that
+// gradient_as_bucket_view makes of them: call this instead.
+void zeroGradients(torch::nn::Module& module);
+
+template <typename ModuleHolder>
+class DistributedDataParallel {
+ public:
+  // Checks that every rank holds the same parameters, broadcasts parameters
+  // and buffers from rank 0 and builds the reducer. Collective: every rank of
+  // `pg` must construct it.
+  DistributedDataParallel(ModuleHolder module,
+                          c10::intrusive_ptr<c10d::ProcessGroup> pg,
+                          DdpOptions options = {})
+      : module_(std::move(module)),
+        core_(module_.ptr(), std::move(pg), options) {}
+
+  // Runs the module's forward; the next backward reduces the gradients.
+  template <typename... Args>
+  auto forward(Args&&... args) {
+    core_.beforeForward();
+    auto output = module_->forward(std::forward<Args>(args)...);
+    core_.afterForward(tensorsOf(output));
+    return output;
+  }
+
+  // While alive, backward passes accumulate gradients locally (DDP's
+  // no_sync); the first backward after it reduces the accumulated sum.
+  class NoSync {
+   public:
+    explicit NoSync(internal::DdpCore& core)
+        : core_(core), previous_(core.syncEnabled()) {
+      core_.setSyncEnabled(false);
+    }
+    ~NoSync() { core_.setSyncEnabled(previous_); }
+    NoSync(const NoSync&) = delete;
+    NoSync& operator=(const NoSync&) = delete;
+
+   private:
+    internal::DdpCore& core_;
+    bool previous_;
+  };
+  [[nodiscard]] NoSync noSync() { return NoSync(core_); }
+
+  ModuleHolder& module() { return module_; }
+  c10d::Reducer& reducer() { return core_.reducer(); }
+
+ private:
+  static std::vector<at::Tensor> tensorsOf(const at::Tensor& t) { return {t}; }
+  static std::vector<at::Tensor> tensorsOf(const std::vector<at::Tensor>& t) {
+    return t;
+  }
+  template <typename... T>
+  static std::vector<at::Tensor> tensorsOf(const std::tuple<T...>& t) {
+    std::vector<at::Tensor> out;
+    std::apply(
+        [&](const auto&... e) {
+          (
+              [&] {
+                if constexpr (std::is_convertible_v<decltype(e), at::Tensor>) {
+                  out.push_back(e);
+                }
+              }(),
+              ...);
+        },
+        t);
+    return out;
+  }
+
+  ModuleHolder module_;
+  internal::DdpCore core_;
+};
+
+}  // namespace distalgo::ddp

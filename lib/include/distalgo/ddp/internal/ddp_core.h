@@ -1,0 +1,47 @@
+#pragma once
+
+// The module-independent part of DistributedDataParallel: the checks and
+// broadcasts of construction, and the real c10d::Reducer around each step.
+
+#include <torch/nn/module.h>
+
+#include <memory>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/reducer.hpp>
+#include <vector>
+
+#include "distalgo/ddp/ddp_options.h"
+
+namespace distalgo::ddp::internal {
+
+class DdpCore {
+ public:
+  DdpCore(std::shared_ptr<torch::nn::Module> module,
+          c10::intrusive_ptr<c10d::ProcessGroup> pg, DdpOptions options);
+
+  // Before the module's forward: bucket rebuild and buffer broadcast.
+  void beforeForward();
+  // After it: tells the reducer which outputs backward will start from.
+  void afterForward(const std::vector<at::Tensor>& outputs);
+
+  bool syncEnabled() const { return sync_enabled_; }
+  void setSyncEnabled(bool enabled) { sync_enabled_ = enabled; }
+
+  c10d::Reducer& reducer() { return *reducer_; }
+  const c10::intrusive_ptr<c10d::ProcessGroup>& processGroup() const {
+    return pg_;
+  }
+
+ private:
+  void broadcastFromRankZero(const std::vector<at::Tensor>& tensors);
+
+  std::shared_ptr<torch::nn::Module> module_;
+  c10::intrusive_ptr<c10d::ProcessGroup> pg_;
+  DdpOptions options_;
+  std::vector<at::Tensor> parameters_;
+  std::vector<at::Tensor> buffers_;
+  std::unique_ptr<c10d::Reducer> reducer_;
+  bool sync_enabled_ = true;
+};
+
+}  // namespace distalgo::ddp::internal

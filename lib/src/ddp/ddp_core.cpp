@@ -1,0 +1,94 @@
+#include "distalgo/ddp/internal/ddp_core.h"
+
+#include <ATen/core/grad_mode.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <torch/csrc/distributed/c10d/comm.hpp>
+#include <unordered_map>
+
+#include "distalgo/ddp/internal/parameter_check.h"
+
+namespace distalgo::ddp::internal {
+namespace {
+
+// PyTorch's _sync_module_states bucket.
+constexpr std::size_t kBroadcastBucketBytes = 250u * 1024 * 1024;
+
+std::unordered_map<std::size_t, std::string> indexed(
+    const std::vector<std::string>& names) {
+  std::unordered_map<std::size_t, std::string> out;
+  for (std::size_t i = 0; i < names.size(); ++i) out[i] = names[i];
+  return out;
+}
+
+}  // namespace
+
+DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
+                 c10::intrusive_ptr<c10d::ProcessGroup> pg, DdpOptions options)
+    : module_(std::move(module)), pg_(std::move(pg)), options_(options) {
+  if (options_.static_graph) {
+    throw std::invalid_argument(
+        "distalgo::DistributedDataParallel: static_graph is not supported yet");
+  }
+  std::vector<std::string> names;
+  for (const auto& item : module_->named_parameters()) {
+    if (!item.value().requires_grad()) continue;
+    names.push_back(item.key());
+    parameters_.push_back(item.value());
+  }
+  if (parameters_.empty()) {
+    throw std::invalid_argument(
+        "distalgo::DistributedDataParallel: the module has no parameter that "
+        "requires a gradient");
+  }
+  for (const auto& buffer : module_->buffers()) buffers_.push_back(buffer);
+
+  checkSameParametersOnEveryRank(pg_, parameters_, names);
+  {
+    at::NoGradGuard no_grad;
+    std::vector<at::Tensor> state = parameters_;
+    state.insert(state.end(), buffers_.begin(), buffers_.end());
+    broadcastFromRankZero(state);
+  }
+
+  const auto bucket_cap_bytes =
+      static_cast<std::size_t>(options_.bucket_cap_mb * 1024 * 1024);
+  const std::vector<bool> expect_sparse(parameters_.size(), false);
+  auto [bucket_indices, size_limits] = c10d::compute_bucket_assignment_by_size(
+      parameters_, {options_.first_bucket_cap_bytes, bucket_cap_bytes},
+      expect_sparse);
+  // Buckets are reduced in reverse order of the parameters, as gradients
+  // become ready in backward (PyTorch reverses them alike).
+  std::reverse(bucket_indices.begin(), bucket_indices.end());
+  std::reverse(size_limits.begin(), size_limits.end());
+  reducer_ = std::make_unique<c10d::Reducer>(
+      parameters_, std::move(bucket_indices), std::move(size_limits), pg_,
+      expect_sparse, static_cast<int64_t>(bucket_cap_bytes),
+      options_.find_unused_parameters, options_.gradient_as_bucket_view,
+      indexed(names), static_cast<int64_t>(options_.first_bucket_cap_bytes));
+}
+
+void DdpCore::broadcastFromRankZero(const std::vector<at::Tensor>& tensors) {
+  if (tensors.empty()) return;
+  c10d::broadcast_coalesced(pg_, tensors, kBroadcastBucketBytes, 0);
+}
+
+void DdpCore::beforeForward() {
+  const bool reducing = at::GradMode::is_enabled() && sync_enabled_;
+  if (reducing) reducer_->prepare_for_forward();
+  if (at::GradMode::is_enabled()) reducer_->rebuild_buckets();
+  if (options_.broadcast_buffers && sync_enabled_ && !buffers_.empty()) {
+    at::NoGradGuard no_grad;
+    broadcastFromRankZero(buffers_);
+  }
+}
+
+void DdpCore::afterForward(const std::vector<at::Tensor>& outputs) {
+  if (!at::GradMode::is_enabled() || !sync_enabled_) return;
+  reducer_->prepare_for_backward(
+      options_.find_unused_parameters ? outputs : std::vector<at::Tensor>{});
+}
+
+}  // namespace distalgo::ddp::internal
