@@ -75,6 +75,26 @@ void DdpCore::broadcastFromRankZero(const std::vector<at::Tensor>& tensors) {
   c10d::broadcast_coalesced(pg_, tensors, kBroadcastBucketBytes, 0);
 }
 
+void DdpCore::claimHookSlot(const std::string& name) {
+  // The reducer would refuse too, but without naming either hook.
+  if (!hook_name_.empty()) {
+    throw std::logic_error(
+        "distalgo::DistributedDataParallel: cannot register hook '" + name +
+        "': hook '" + hook_name_ + "' is registered already (one per model)");
+  }
+  hook_name_ = name;
+}
+
+void DdpCore::registerCommHook(CommHook hook, std::string name) {
+  claimHookSlot(name);
+  reducer_->register_comm_hook(adaptCommHook(std::move(hook), name));
+}
+
+void DdpCore::registerBuiltinCommHook(c10d::BuiltinCommHookType type) {
+  claimHookSlot("builtin " + std::to_string(static_cast<int>(type)));
+  reducer_->register_builtin_comm_hook(type);
+}
+
 void DdpCore::beforeForward() {
   const bool reducing = at::GradMode::is_enabled() && sync_enabled_;
   if (reducing) reducer_->prepare_for_forward();

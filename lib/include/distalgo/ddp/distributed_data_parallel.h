@@ -13,11 +13,13 @@
 #include <c10/util/irange.h>
 
 #include <memory>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "distalgo/ddp/comm_hook.h"
 #include "distalgo/ddp/ddp_options.h"
 #include "distalgo/ddp/internal/ddp_core.h"
 
@@ -66,6 +68,16 @@ class DistributedDataParallel {
     bool previous_;
   };
   [[nodiscard]] NoSync noSync() { return NoSync(core_); }
+
+  // Replaces DDP's allreduce with `hook` for every bucket. Once only, and
+  // before the first forward.
+  void registerCommHook(CommHook hook, std::string name = "custom") {
+    core_.registerCommHook(std::move(hook), std::move(name));
+  }
+  // One of c10d's built-in hooks (ALLREDUCE, FP16_COMPRESS).
+  void registerBuiltinCommHook(c10d::BuiltinCommHookType type) {
+    core_.registerBuiltinCommHook(type);
+  }
 
   ModuleHolder& module() { return module_; }
   c10d::Reducer& reducer() { return core_.reducer(); }

@@ -6,10 +6,12 @@
 #include <torch/nn/module.h>
 
 #include <memory>
+#include <string>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/reducer.hpp>
 #include <vector>
 
+#include "distalgo/ddp/comm_hook.h"
 #include "distalgo/ddp/ddp_options.h"
 
 namespace distalgo::ddp::internal {
@@ -24,6 +26,9 @@ class DdpCore {
   // After it: tells the reducer which outputs backward will start from.
   void afterForward(const std::vector<at::Tensor>& outputs);
 
+  void registerCommHook(CommHook hook, std::string name);
+  void registerBuiltinCommHook(c10d::BuiltinCommHookType type);
+
   bool syncEnabled() const { return sync_enabled_; }
   void setSyncEnabled(bool enabled) { sync_enabled_ = enabled; }
 
@@ -34,6 +39,7 @@ class DdpCore {
 
  private:
   void broadcastFromRankZero(const std::vector<at::Tensor>& tensors);
+  void claimHookSlot(const std::string& name);
 
   std::shared_ptr<torch::nn::Module> module_;
   c10::intrusive_ptr<c10d::ProcessGroup> pg_;
@@ -42,6 +48,7 @@ class DdpCore {
   std::vector<at::Tensor> buffers_;
   std::unique_ptr<c10d::Reducer> reducer_;
   bool sync_enabled_ = true;
+  std::string hook_name_;  // of the registered hook; empty: none
 };
 
 }  // namespace distalgo::ddp::internal

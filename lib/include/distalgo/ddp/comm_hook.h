@@ -1,0 +1,27 @@
+#pragma once
+
+// A DDP communication hook as a C++ callable: it receives a bucket of
+// gradients once they are ready and returns a future of the reduced bucket
+// (one tensor shaped like bucket.getBuffer(), or a list whose first element
+// is). The callable holds its own state.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <torch/csrc/distributed/c10d/comm.hpp>
+
+namespace distalgo::ddp {
+
+using CommHook = std::function<c10::intrusive_ptr<c10::ivalue::Future>(
+    c10d::GradBucket& bucket)>;
+
+namespace internal {
+
+// Adapts a CommHook to the reducer's interface. (c10d's CppCommHookInterface
+// is not usable: Debian's libtorch does not export the result parser it
+// needs.)
+std::unique_ptr<c10d::CommHookInterface> adaptCommHook(CommHook hook,
+                                                       std::string name);
+
+}  // namespace internal
+}  // namespace distalgo::ddp
