@@ -12,6 +12,7 @@
 
 #include "distalgo/ddp/distributed_data_parallel.h"
 #include "distalgo/hooks/default_hooks.h"
+#include "distalgo/hooks/fp16_compress.h"
 #include "fixtures/models.h"
 #include "fixtures/rank_data.h"
 #include "ranktest/ranktest.h"
@@ -66,6 +67,39 @@ RANKTEST_F(CommHookParity, AllreduceHookEqualsReferenceDdp) {
       EXPECT_TRUE(at::allclose(hooked[i], reference[i], 1e-6, 1e-7))
           << "parameter " << i;
     }
+  }
+}
+
+// float16 keeps 11 significant bits: gradients round at about 5e-4 relative,
+// so after kSteps small steps parameters stay within this of reference DDP.
+constexpr double kFp16Atol = 1e-3;
+
+RANKTEST_F(CommHookParity, Fp16CompressHookIsWithinFp16ToleranceOfReference) {
+  const auto reference = train(pg(), rank(), nullptr);
+  const auto hooked = train(
+      pg(), rank(), [&] { return distalgo::hooks::fp16CompressHook(pg()); });
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    EXPECT_TRUE(at::allclose(hooked[i], reference[i], 0, kFp16Atol))
+        << "parameter " << i << ", largest difference "
+        << (hooked[i] - reference[i]).abs().max().item<double>();
+  }
+  // Compression must change something, or it did not happen.
+  bool any_difference = false;
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    any_difference = any_difference || !at::equal(hooked[i], reference[i]);
+  }
+  EXPECT_TRUE(any_difference) << "fp16 compression left every bit unchanged";
+}
+
+RANKTEST_F(CommHookParity, Fp16WrapperOfAllreduceEqualsFp16HookExactly) {
+  const auto hook = train(
+      pg(), rank(), [&] { return distalgo::hooks::fp16CompressHook(pg()); });
+  const auto wrapped = train(pg(), rank(), [&] {
+    return distalgo::hooks::fp16CompressWrapper(
+        distalgo::hooks::allreduceHook(pg()));
+  });
+  for (std::size_t i = 0; i < hook.size(); ++i) {
+    EXPECT_TRUE(at::equal(wrapped[i], hook[i])) << "parameter " << i;
   }
 }
 

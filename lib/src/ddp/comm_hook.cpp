@@ -2,7 +2,22 @@
 
 #include <stdexcept>
 
-namespace distalgo::ddp::internal {
+namespace distalgo::ddp {
+
+at::Tensor firstTensorOf(const c10::IValue& value) {
+  if (value.isTensor()) return value.toTensor();
+  if (value.isTensorList()) {
+    const auto list = value.toTensorVector();
+    if (!list.empty()) return list[0];
+  }
+  if (value.isList()) {
+    const auto list = value.toListRef();
+    if (!list.empty() && list[0].isTensor()) return list[0].toTensor();
+  }
+  return {};
+}
+
+namespace internal {
 namespace {
 
 class CallableCommHook : public c10d::CommHookInterface {
@@ -21,15 +36,8 @@ class CallableCommHook : public c10d::CommHookInterface {
   }
 
   at::Tensor parseHookResult(const c10::IValue& result) override {
-    if (result.isTensor()) return result.toTensor();
-    if (result.isTensorList()) {
-      const auto list = result.toTensorVector();
-      if (!list.empty()) return list[0];
-    }
-    if (result.isList()) {
-      const auto list = result.toListRef();
-      if (!list.empty() && list[0].isTensor()) return list[0].toTensor();
-    }
+    at::Tensor tensor = firstTensorOf(result);
+    if (tensor.defined()) return tensor;
     throw std::runtime_error(
         "communication hook '" + name_ +
         "' must return a future of a tensor or of a list of tensors; its "
@@ -49,4 +57,5 @@ std::unique_ptr<c10d::CommHookInterface> adaptCommHook(CommHook hook,
   return std::make_unique<CallableCommHook>(std::move(hook), std::move(name));
 }
 
-}  // namespace distalgo::ddp::internal
+}  // namespace internal
+}  // namespace distalgo::ddp

@@ -15,6 +15,10 @@ namespace distalgo::ddp {
 using CommHook = std::function<c10::intrusive_ptr<c10::ivalue::Future>(
     c10d::GradBucket& bucket)>;
 
+// The tensor a hook's future holds: the value itself, or the first element
+// of a list of tensors; an undefined tensor for anything else.
+at::Tensor firstTensorOf(const c10::IValue& value);
+
 namespace internal {
 
 // Adapts a CommHook to the reducer's interface. (c10d's CppCommHookInterface
