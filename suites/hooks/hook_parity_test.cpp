@@ -103,6 +103,36 @@ RANKTEST_F(CommHookParity, Fp16WrapperOfAllreduceEqualsFp16HookExactly) {
   }
 }
 
+// Bytes this rank puts into allreduce over kSteps, with the hook that
+// `make_hook` builds on the counting group (none: reference DDP).
+std::int64_t allreduceBytes(
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank,
+    const std::function<CommHook(c10::intrusive_ptr<c10d::ProcessGroup>)>&
+        make_hook) {
+  auto counting = c10::make_intrusive<ranktest::CountingProcessGroup>(pg);
+  std::function<CommHook()> hook;
+  if (make_hook) hook = [&] { return make_hook(counting); };
+  train(counting, rank, hook);
+  return counting->traffic("allreduce").bytes;
+}
+
+RANKTEST_F(CommHookParity, Fp16CompressHookSendsHalfOfAllreducesBytes) {
+  std::int64_t parameter_bytes = 0;
+  for (const auto& p : fixtures::makeMlp(1)->parameters()) {
+    parameter_bytes += p.numel() * p.element_size();
+  }
+  const auto reference = allreduceBytes(pg(), rank(), nullptr);
+  const auto allreduce = allreduceBytes(pg(), rank(), [](auto group) {
+    return distalgo::hooks::allreduceHook(group);
+  });
+  const auto fp16 = allreduceBytes(pg(), rank(), [](auto group) {
+    return distalgo::hooks::fp16CompressHook(group);
+  });
+  EXPECT_EQ(reference, kSteps * parameter_bytes);
+  EXPECT_EQ(allreduce, reference);
+  EXPECT_EQ(2 * fp16, reference);
+}
+
 RANKTEST_F(CommHookParity, NoopHookKeepsGradientsLocal) {
   // With no communication, each rank trains alone on its own data.
   const auto hooked =

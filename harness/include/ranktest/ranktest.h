@@ -5,6 +5,7 @@
 // init() and runAllTests() from your own main).
 
 #include "ranktest/backends.h"
+#include "ranktest/counting_process_group.h"
 #include "ranktest/distributed_test.h"
 #include "ranktest/settings.h"
 #include "ranktest/skip_codes.h"
