@@ -38,8 +38,9 @@ class DdpParityGroundTruth : public ranktest::DistributedTest {
   }
 
   // The same model trained in this process on every rank's data.
-  torch::nn::Sequential groundTruth(int steps) const {
-    auto model = fixtures::makeMlp(/*seed=*/1);
+  template <typename Model>
+  Model groundTruth(Model (*make)(std::uint64_t), int steps) const {
+    auto model = make(/*seed=*/1);
     torch::optim::SGD sgd(model->parameters(), kLearningRate);
     for (int step = 0; step < steps; ++step) {
       const auto all =
@@ -53,10 +54,10 @@ class DdpParityGroundTruth : public ranktest::DistributedTest {
     return model;
   }
 
-  void expectEqualParameters(const torch::nn::Sequential& actual,
-                             const torch::nn::Sequential& expected) const {
-    const auto a = actual->named_parameters();
-    const auto e = expected->named_parameters();
+  void expectEqualParameters(const torch::nn::Module& actual,
+                             const torch::nn::Module& expected) const {
+    const auto a = actual.named_parameters();
+    const auto e = expected.named_parameters();
     ASSERT_EQ(a.size(), e.size());
     for (std::size_t i = 0; i < a.size(); ++i) {
       EXPECT_TRUE(at::allclose(a[i].value(), e[i].value(), kRtol, kAtol))
@@ -66,9 +67,11 @@ class DdpParityGroundTruth : public ranktest::DistributedTest {
     }
   }
 
-  void trainAndCompare(const DdpOptions& options) {
+  template <typename Model = torch::nn::Sequential>
+  void trainAndCompare(const DdpOptions& options,
+                       Model (*make)(std::uint64_t) = &fixtures::makeMlp) {
     // Ranks start from different parameters: DDP must broadcast rank 0's.
-    auto model = fixtures::makeMlp(/*seed=*/rank() == 0 ? 1 : 50 + rank());
+    auto model = make(/*seed=*/rank() == 0 ? 1 : 50 + rank());
     DistributedDataParallel ddp(model, pg(), options);
     torch::optim::SGD sgd(model->parameters(), kLearningRate);
     for (int step = 0; step < kSteps; ++step) {
@@ -78,7 +81,7 @@ class DdpParityGroundTruth : public ranktest::DistributedTest {
           .backward();
       sgd.step();
     }
-    expectEqualParameters(model, groundTruth(kSteps));
+    expectEqualParameters(*model, *groundTruth(make, kSteps));
   }
 };
 
@@ -97,6 +100,16 @@ RANKTEST_F(DdpParityGroundTruth, OneBucketPerParameterChangesNothing) {
 
 RANKTEST_F(DdpParityGroundTruth, FindUnusedParametersChangesNothing) {
   trainAndCompare({.find_unused_parameters = true});
+}
+
+RANKTEST_F(DdpParityGroundTruth, ConvNetMatchesOneProcessOnTheGlobalBatch) {
+  trainAndCompare({}, &fixtures::makeConvNet);
+}
+
+// The unused layer gets no gradient and keeps rank 0's initial values.
+RANKTEST_F(DdpParityGroundTruth, UnusedParameterNetMatchesWithFindUnused) {
+  trainAndCompare({.find_unused_parameters = true},
+                  &fixtures::makeUnusedParameterNet);
 }
 
 // Two micro-batches under noSync, then a synced one: the reduced gradient is
@@ -145,7 +158,7 @@ RANKTEST_F(DdpParityGroundTruth, NoSyncAccumulatesLocallyThenReduces) {
         .backward();
   }
   reference_sgd.step();
-  expectEqualParameters(model, reference);
+  expectEqualParameters(*model, *reference);
 }
 
 class DdpParityBadInput : public ranktest::DistributedTest {
