@@ -27,11 +27,13 @@ constexpr int kRows = 5;
 
 // The parameters of the fixture MLP after kSteps of SGD, with `hook` (or
 // reference DDP without one).
-std::vector<at::Tensor> train(const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
-                              int rank, const std::function<CommHook()>& hook) {
+std::vector<at::Tensor> trainWith(
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank,
+    const std::function<void(DistributedDataParallel<torch::nn::Sequential>&)>&
+        configure) {
   auto model = fixtures::makeMlp(/*seed=*/1);
   DistributedDataParallel ddp(model, pg);
-  if (hook) ddp.registerCommHook(hook());
+  if (configure) configure(ddp);
   torch::optim::SGD sgd(model->parameters(), 0.1);
   for (int step = 0; step < kSteps; ++step) {
     const auto b = fixtures::rankBatch(step, rank, kRows, fixtures::kMlpInputs,
@@ -43,6 +45,13 @@ std::vector<at::Tensor> train(const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
   std::vector<at::Tensor> out;
   for (const auto& p : model->parameters()) out.push_back(p.detach().clone());
   return out;
+}
+
+// As trainWith, with the hook `hook` builds (none: reference DDP).
+std::vector<at::Tensor> train(const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
+                              int rank, const std::function<CommHook()>& hook) {
+  if (!hook) return trainWith(pg, rank, nullptr);
+  return trainWith(pg, rank, [&](auto& ddp) { ddp.registerCommHook(hook()); });
 }
 
 class CommHookParity : public ranktest::DistributedTest {
@@ -131,6 +140,19 @@ RANKTEST_F(CommHookParity, Fp16CompressHookSendsHalfOfAllreducesBytes) {
   EXPECT_EQ(reference, kSteps * parameter_bytes);
   EXPECT_EQ(allreduce, reference);
   EXPECT_EQ(2 * fp16, reference);
+}
+
+// c10d's built-in allreduce hook, registered by type, reduces like the
+// default reducer path (exactly, at world sizes where dividing is exact).
+RANKTEST_F(CommHookParity, BuiltinAllreduceHookEqualsReferenceDdp,
+           ranktest::worldSizes({2, 4})) {
+  const auto reference = train(pg(), rank(), nullptr);
+  const auto builtin = trainWith(pg(), rank(), [](auto& ddp) {
+    ddp.registerBuiltinCommHook(c10d::BuiltinCommHookType::ALLREDUCE);
+  });
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    EXPECT_TRUE(at::equal(builtin[i], reference[i])) << "parameter " << i;
+  }
 }
 
 RANKTEST_F(CommHookParity, NoopHookKeepsGradientsLocal) {
