@@ -320,15 +320,19 @@ class Supervisor {
   }
 
   void stopUnresolved(const std::string& why) {
+    killUnresolved(RankReport::End::kStopped, why);
+  }
+
+  // Ends every rank whose part is not over, keeping what it wrote so far.
+  void killUnresolved(RankReport::End end, const std::string& why) {
     for (Watched& w : watched_) {
       if (w.resolved) continue;
-      // What it printed so far belongs in the report.
       readOutput(w);
       readRecords(w);
       if (w.resolved) continue;  // a reused worker finished meanwhile
       w.process->kill();
       w.resolved = true;
-      w.report.end = RankReport::End::kStopped;
+      w.report.end = end;
       w.report.stopped_because = why;
     }
   }
@@ -347,13 +351,7 @@ class Supervisor {
       pollOnce(
           std::min(grace_end, Clock::now() + std::chrono::milliseconds(20)));
     }
-    for (Watched& w : watched_) {
-      if (w.resolved) continue;
-      readOutput(w);
-      w.process->kill();
-      w.resolved = true;
-      w.report.end = RankReport::End::kTimedOut;
-    }
+    killUnresolved(RankReport::End::kTimedOut, "");
   }
 
   // After the outcome is known: the rest of the output of ranks that are
