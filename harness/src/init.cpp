@@ -6,6 +6,7 @@
 
 #include "ranktest/internal/rank_process.h"
 #include "ranktest/internal/rank_runner.h"
+#include "ranktest/param_test.h"
 #include "ranktest/ranktest.h"
 
 namespace ranktest {
@@ -26,6 +27,7 @@ void init(int* argc, char** argv) {
       }
     }
   }
+  internal::runDeferredRegistrations();
   ::testing::InitGoogleTest(argc, argv);
   if (launch) {
     internal::runRankProcess(*launch);

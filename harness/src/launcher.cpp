@@ -169,9 +169,9 @@ const TestInstance* findTestInstance(const std::string& full_name) {
   return it == registry().end() ? nullptr : &it->second;
 }
 
-bool registerDistributedTest(const char* suite, const char* name,
+bool registerDistributedTest(const std::string& suite, const std::string& name,
                              const char* file, int line, TestOptions options,
-                             std::initializer_list<TestTrait> traits,
+                             const std::vector<TestTrait>& traits,
                              FixtureFactory factory) {
   const Settings& env = settings();
   // Fixture defaults < environment < the test's own traits, except that
@@ -184,8 +184,7 @@ bool registerDistributedTest(const char* suite, const char* name,
   for (int world_size : options.world_sizes) {
     TestInstance t;
     t.suite = suite;
-    t.name = std::string(name) + "/" + env.backend + "_ws" +
-             std::to_string(world_size);
+    t.name = name + "/" + env.backend + "_ws" + std::to_string(world_size);
     t.file = file;
     t.line = line;
     t.world_size = world_size;
@@ -197,11 +196,15 @@ bool registerDistributedTest(const char* suite, const char* name,
     t.requirements = options.requirements;
     t.factory = factory;
     const std::string full_name = t.fullName();
+    if (registry().count(full_name) != 0) {
+      throw std::logic_error("ranktest: two distributed tests are named " +
+                             full_name);
+    }
     const TestInstance* stored =
         &registry().insert_or_assign(full_name, std::move(t)).first->second;
     ::testing::RegisterTest(
-        suite, stored->name.c_str(), nullptr, nullptr, file, line,
-        [stored]() -> ParentTest* { return new ParentTest(stored); });
+        stored->suite.c_str(), stored->name.c_str(), nullptr, nullptr, file,
+        line, [stored]() -> ParentTest* { return new ParentTest(stored); });
   }
   return true;
 }

@@ -21,11 +21,12 @@
 #include <c10/core/Device.h>
 #include <gtest/gtest.h>
 
-#include <initializer_list>
+#include <functional>
 #include <memory>
 #include <string>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
+#include <vector>
 
 #include "ranktest/test_options.h"
 
@@ -72,13 +73,13 @@ class DistributedTest {
 [[noreturn]] void skipRank(SkipCode code, std::string message);
 
 namespace internal {
-using FixtureFactory = std::unique_ptr<DistributedTest> (*)();
+using FixtureFactory = std::function<std::unique_ptr<DistributedTest>()>;
 
 // Registers one gtest test per world size; returns true (for a static).
-bool registerDistributedTest(const char* suite, const char* name,
+bool registerDistributedTest(const std::string& suite, const std::string& name,
                              const char* file, int line,
                              TestOptions fixture_options,
-                             std::initializer_list<TestTrait> traits,
+                             const std::vector<TestTrait>& traits,
                              FixtureFactory factory);
 }  // namespace internal
 

@@ -7,6 +7,7 @@
 #include "ranktest/backends.h"
 #include "ranktest/counting_process_group.h"
 #include "ranktest/distributed_test.h"
+#include "ranktest/param_test.h"
 #include "ranktest/settings.h"
 #include "ranktest/skip_codes.h"
 #include "ranktest/test_options.h"

@@ -27,7 +27,8 @@ class CallableCommHook : public c10d::CommHookInterface {
 
   c10::intrusive_ptr<c10::ivalue::Future> runHook(
       c10d::GradBucket& bucket) override {
-    auto future = hook_(bucket);
+    GradBucket view(bucket);
+    auto future = hook_(view);
     if (!future) {
       throw std::runtime_error("communication hook '" + name_ +
                                "' returned no future");

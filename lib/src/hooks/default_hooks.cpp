@@ -5,8 +5,8 @@
 namespace distalgo::hooks {
 
 ddp::CommHook allreduceHook(c10::intrusive_ptr<c10d::ProcessGroup> pg) {
-  return [pg = std::move(pg)](c10d::GradBucket& bucket) {
-    at::Tensor buffer = bucket.getBuffer();
+  return [pg = std::move(pg)](ddp::GradBucket& bucket) {
+    at::Tensor buffer = bucket.buffer();
     buffer.div_(pg->getSize());
     std::vector<at::Tensor> tensors{buffer};
     return pg->allreduce(tensors)->getFuture();
@@ -14,10 +14,10 @@ ddp::CommHook allreduceHook(c10::intrusive_ptr<c10d::ProcessGroup> pg) {
 }
 
 ddp::CommHook noopHook() {
-  return [](c10d::GradBucket& bucket) {
+  return [](ddp::GradBucket& bucket) {
     auto future =
         c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get());
-    future->markCompleted(c10::IValue(bucket.getBuffer()));
+    future->markCompleted(c10::IValue(bucket.buffer()));
     return future;
   };
 }

@@ -26,8 +26,8 @@ ddp::CommHook fp16CompressHook(c10::intrusive_ptr<c10d::ProcessGroup> pg) {
 }
 
 ddp::CommHook fp16CompressWrapper(ddp::CommHook hook) {
-  return [hook = std::move(hook)](c10d::GradBucket& bucket) {
-    at::Tensor buffer = bucket.getBuffer();
+  return [hook = std::move(hook)](ddp::GradBucket& bucket) {
+    at::Tensor buffer = bucket.buffer();
     at::Tensor compressed = buffer.to(at::kHalf);
     bucket.setBuffer(compressed);
     return decompressInto(hook(bucket), buffer);

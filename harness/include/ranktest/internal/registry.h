@@ -24,7 +24,7 @@ struct TestInstance {
   std::chrono::milliseconds timeout{0};
   bool reuse_processes = false;
   std::vector<Requirement> requirements;
-  FixtureFactory factory = nullptr;
+  FixtureFactory factory;
 
   std::string fullName() const { return suite + "." + name; }
 };

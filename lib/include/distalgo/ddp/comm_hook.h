@@ -2,7 +2,7 @@
 
 // A DDP communication hook as a C++ callable: it receives a bucket of
 // gradients once they are ready and returns a future of the reduced bucket
-// (one tensor shaped like bucket.getBuffer(), or a list whose first element
+// (one tensor shaped like bucket.buffer(), or a list whose first element
 // is). The callable holds its own state.
 
 #include <functional>
@@ -10,10 +10,12 @@
 #include <string>
 #include <torch/csrc/distributed/c10d/comm.hpp>
 
+#include "distalgo/ddp/grad_bucket.h"
+
 namespace distalgo::ddp {
 
-using CommHook = std::function<c10::intrusive_ptr<c10::ivalue::Future>(
-    c10d::GradBucket& bucket)>;
+using CommHook =
+    std::function<c10::intrusive_ptr<c10::ivalue::Future>(GradBucket& bucket)>;
 
 // The tensor a hook's future holds: the value itself, or the first element
 // of a list of tensors; an undefined tensor for anything else.

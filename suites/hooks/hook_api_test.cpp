@@ -1,0 +1,152 @@
+// The hook API around the table: built-in hooks, what a hook sees of its
+// bucket, and the errors of registering and of a wrong result.
+
+#include <ATen/ATen.h>
+#include <gmock/gmock.h>
+#include <torch/nn/functional/loss.h>
+
+#include <vector>
+
+#include "distalgo/ddp/distributed_data_parallel.h"
+#include "distalgo/hooks/default_hooks.h"
+#include "distalgo/hooks/fp16_compress.h"
+#include "fixtures/models.h"
+#include "fixtures/rank_data.h"
+#include "hook_parity.h"
+
+namespace {
+
+using distalgo::ddp::DistributedDataParallel;
+using distalgo::ddp::GradBucket;
+
+constexpr int kSteps = 3;
+constexpr double kLearningRate = 0.1;
+
+class CommHookApi : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2, 3}}; }
+
+ protected:
+  at::Tensor loss(DistributedDataParallel<torch::nn::Sequential>& ddp) {
+    const auto b = fixtures::rankBatch(0, rank(), 5, fixtures::kMlpInputs,
+                                       fixtures::kMlpOutputs);
+    return torch::nn::functional::mse_loss(ddp.forward(b.input), b.target);
+  }
+};
+
+// c10d's built-in allreduce hook, registered by type, reduces like the
+// default reducer path (exactly, at world sizes where dividing is exact).
+RANKTEST_F(CommHookApi, BuiltinAllreduceHookEqualsReferenceDdp,
+           ranktest::worldSizes({2, 4})) {
+  const auto reference =
+      hookparity::trainMlp(pg(), rank(), kSteps, kLearningRate, {});
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  DistributedDataParallel ddp(model, pg());
+  ddp.registerBuiltinCommHook(c10d::BuiltinCommHookType::ALLREDUCE);
+  for (int step = 0; step < kSteps; ++step) {
+    const auto b = fixtures::rankBatch(step, rank(), 5, fixtures::kMlpInputs,
+                                       fixtures::kMlpOutputs);
+    distalgo::ddp::zeroGradients(*model);
+    torch::nn::functional::mse_loss(ddp.forward(b.input), b.target).backward();
+    at::NoGradGuard no_grad;
+    for (auto& p : model->parameters()) p.add_(p.grad(), -kLearningRate);
+  }
+  const auto builtin = model->parameters();
+  for (std::size_t i = 0; i < builtin.size(); ++i) {
+    EXPECT_TRUE(at::equal(builtin[i], reference.parameters[i]))
+        << "parameter " << i;
+  }
+}
+
+RANKTEST_F(CommHookApi, Fp16WrapperOfAllreduceEqualsFp16HookExactly) {
+  const auto hook = hookparity::trainMlp(
+      pg(), rank(), kSteps, kLearningRate,
+      [](auto group) { return distalgo::hooks::fp16CompressHook(group); });
+  const auto wrapped =
+      hookparity::trainMlp(pg(), rank(), kSteps, kLearningRate, [](auto group) {
+        return distalgo::hooks::fp16CompressWrapper(
+            distalgo::hooks::allreduceHook(group));
+      });
+  const auto reference =
+      hookparity::trainMlp(pg(), rank(), kSteps, kLearningRate, {});
+  bool compressed = false;  // or fp16 changed nothing and proves nothing
+  for (std::size_t i = 0; i < hook.parameters.size(); ++i) {
+    EXPECT_TRUE(at::equal(wrapped.parameters[i], hook.parameters[i]))
+        << "parameter " << i;
+    compressed =
+        compressed || !at::equal(hook.parameters[i], reference.parameters[i]);
+  }
+  EXPECT_TRUE(compressed) << "fp16 compression left every bit unchanged";
+}
+
+// The bucket a hook receives: its gradients are views of its buffer, one per
+// parameter and shaped like it, and the last bucket says so.
+RANKTEST_F(CommHookApi, BucketShowsItsGradientsAndParameters) {
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  // One bucket per parameter, so that there are several.
+  DistributedDataParallel ddp(
+      model, pg(), {.bucket_cap_mb = 1e-6, .first_bucket_cap_bytes = 1});
+  std::vector<std::size_t> indices;
+  std::vector<bool> last;
+  auto allreduce = distalgo::hooks::allreduceHook(pg());
+  ddp.registerCommHook(
+      [&](GradBucket& bucket) {
+        indices.push_back(bucket.index());
+        last.push_back(bucket.isLast());
+        const auto gradients = bucket.gradients();
+        const auto parameters = bucket.parameters();
+        EXPECT_EQ(gradients.size(), parameters.size());
+        std::int64_t numel = 0;
+        for (std::size_t i = 0; i < gradients.size(); ++i) {
+          EXPECT_EQ(gradients[i].sizes(), parameters[i].sizes());
+          numel += gradients[i].numel();
+        }
+        EXPECT_EQ(numel, bucket.buffer().numel());
+        return allreduce(bucket);
+      },
+      "inspecting");
+  loss(ddp).backward();
+  const std::size_t buckets = model->parameters().size();
+  ASSERT_EQ(indices.size(), buckets);
+  std::sort(indices.begin(), indices.end());
+  for (std::size_t i = 0; i < buckets; ++i) EXPECT_EQ(indices[i], i);
+  EXPECT_EQ(std::count(last.begin(), last.end(), true), 1);
+}
+
+RANKTEST_F(CommHookApi, RegisteringTwiceNamesBothHooks) {
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  DistributedDataParallel ddp(model, pg());
+  ddp.registerCommHook(distalgo::hooks::allreduceHook(pg()), "allreduce");
+  try {
+    ddp.registerCommHook(distalgo::hooks::noopHook(), "noop");
+    ADD_FAILURE() << "a second hook was accepted";
+  } catch (const std::logic_error& error) {
+    EXPECT_THAT(error.what(),
+                testing::HasSubstr("cannot register hook 'noop': hook "
+                                   "'allreduce' is registered already"));
+  }
+}
+
+RANKTEST_F(CommHookApi, HookReturningTheWrongTypeFailsClearly) {
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  DistributedDataParallel ddp(model, pg());
+  ddp.registerCommHook(
+      [](GradBucket&) {
+        auto future =
+            c10::make_intrusive<c10::ivalue::Future>(c10::IntType::get());
+        future->markCompleted(c10::IValue(int64_t{7}));
+        return future;
+      },
+      "returns-an-int");
+  auto value = loss(ddp);
+  try {
+    value.backward();
+    ADD_FAILURE() << "backward accepted a hook result of the wrong type";
+  } catch (const std::exception& error) {
+    EXPECT_THAT(error.what(),
+                testing::HasSubstr("communication hook 'returns-an-int' must "
+                                   "return a future of a tensor"));
+  }
+}
+
+}  // namespace

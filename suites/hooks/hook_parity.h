@@ -1,0 +1,97 @@
+#pragma once
+
+// The communication-hook parity suite: every row of a hook table trains the
+// fixture MLP through DDP with its hook and is compared with reference DDP
+// (no hook) after the row's steps, and its traffic with the row's
+// prediction. A new hook joins the matrix with one row:
+//
+//   const std::vector<hookparity::HookCase> kMine = {{
+//       .name = "mine",
+//       .make = [](auto pg) { return myHook(pg); },
+//       .parity = hookparity::within(1e-3),
+//       .traffic = [](const hookparity::TrafficContext& c) {
+//         return hookparity::Bytes{{"allreduce", c.reference_bytes / 2}};
+//       }}};
+//   RANKTEST_INSTANTIATE_P(CommHookParity, kMine);
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "distalgo/ddp/comm_hook.h"
+#include "ranktest/ranktest.h"
+
+namespace hookparity {
+
+using Group = c10::intrusive_ptr<c10d::ProcessGroup>;
+
+// How a hooked run must relate to reference DDP after the row's steps.
+struct Parity {
+  enum class Kind {
+    kExact,      // bit for bit where dividing by the world size is exact
+    kWithin,     // every parameter within `tolerance` (absolute)
+    kConverges,  // the loss falls, parameters within `tolerance`
+    kLocal,      // no communication: equals training alone on own data
+  };
+  Kind kind = Kind::kExact;
+  double tolerance = 0;
+};
+inline Parity exact() { return {Parity::Kind::kExact, 0}; }
+inline Parity within(double atol) { return {Parity::Kind::kWithin, atol}; }
+inline Parity converges(double max_distance) {
+  return {Parity::Kind::kConverges, max_distance};
+}
+inline Parity local() { return {Parity::Kind::kLocal, 0}; }
+
+// What a row's traffic prediction may use.
+struct TrafficContext {
+  std::vector<at::Tensor> parameters;  // the model's, in registration order
+  int world_size = 0;
+  int steps = 0;
+  std::string backend;
+  // Bytes reference DDP put into allreduce over the same steps.
+  std::int64_t reference_bytes = 0;
+};
+// Bytes this rank puts into each collective over the run, by collective name
+// (as ranktest::CountingProcessGroup names them); unnamed ones must be 0.
+using Bytes = std::map<std::string, std::int64_t>;
+
+struct HookCase {
+  std::string name;
+  // Builds the hook over the group it communicates on.
+  std::function<distalgo::ddp::CommHook(Group)> make;
+  Parity parity;
+  std::function<Bytes(const TrafficContext&)> traffic;
+  int steps = 3;
+  double learning_rate = 0.1;
+};
+
+// One training run: parameters after the last step, and each step's loss.
+struct Run {
+  std::vector<at::Tensor> parameters;
+  std::vector<double> losses;
+};
+
+// Trains the fixture MLP for `steps` through DDP on `pg`, with the hook that
+// `make` builds (none: reference DDP), on this rank's data.
+Run trainMlp(const Group& pg, int rank, int steps, double learning_rate,
+             const std::function<distalgo::ddp::CommHook(Group)>& make);
+// The same model trained alone on this rank's data (no DDP).
+Run trainMlpAlone(int rank, int steps, double learning_rate);
+// The fixture MLP's parameters (for traffic predictions).
+std::vector<at::Tensor> mlpParameters();
+
+}  // namespace hookparity
+
+class CommHookParity
+    : public ranktest::DistributedTestWithParam<hookparity::HookCase> {
+ public:
+  static ranktest::TestOptions testOptions() {
+    return {.world_sizes = {2, 3, 4}};
+  }
+  static std::string paramName(const hookparity::HookCase& row, std::size_t) {
+    return row.name;
+  }
+};
