@@ -56,7 +56,9 @@ InnerResult runInner(const InnerOptions& options) {
   env.push_back("TMPDIR=" + tmp);
   for (const auto& [name, value] : options.env)
     env.push_back(name + "=" + value);
-  std::vector<std::string> args = {RANKTEST_INNER_BINARY,
+  std::vector<std::string> args = {options.binary.empty()
+                                       ? std::string(RANKTEST_INNER_BINARY)
+                                       : options.binary,
                                    "--gtest_filter=" + options.filter,
                                    "--gtest_output=xml:" + out + "/inner.xml"};
   std::vector<char*> argv, envp;

@@ -1,7 +1,8 @@
 #pragma once
 
-// Runs the misbehaving inner test binary the way a user would, and inspects
-// what is left behind: its output, its XML, its processes, files and sockets.
+// Runs an inner test binary (tests that misbehave on purpose) the way a user
+// would, and inspects what is left behind: its output, its XML, its
+// processes, files and sockets.
 
 #include <sys/types.h>
 
@@ -25,6 +26,7 @@ struct InnerResult {
 };
 
 struct InnerOptions {
+  std::string binary;                      // "": the harness's inner binary
   std::string filter;                      // --gtest_filter
   std::map<std::string, std::string> env;  // added to the environment
   std::chrono::milliseconds limit{60000};  // the outer test's own deadline

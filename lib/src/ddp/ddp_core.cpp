@@ -87,7 +87,8 @@ void DdpCore::claimHookSlot(const std::string& name) {
 
 void DdpCore::registerCommHook(CommHook hook, std::string name) {
   claimHookSlot(name);
-  reducer_->register_comm_hook(adaptCommHook(std::move(hook), name));
+  reducer_->register_comm_hook(
+      adaptCommHook(std::move(hook), name, pg_->getRank()));
 }
 
 void DdpCore::registerBuiltinCommHook(c10d::BuiltinCommHookType type) {
@@ -95,10 +96,32 @@ void DdpCore::registerBuiltinCommHook(c10d::BuiltinCommHookType type) {
   reducer_->register_builtin_comm_hook(type);
 }
 
+void DdpCore::checkPreviousBackwardRan() const {
+  // Otherwise this rank's next backward would be reduced together with the
+  // other ranks' previous one: wrong numbers, or a hang at the end.
+  if (!reduction_pending_ || *backward_reached_) return;
+  throw std::logic_error(
+      "distalgo::DistributedDataParallel on rank " +
+      std::to_string(pg_->getRank()) +
+      ": forward ran again, but backward never ran on the previous forward's "
+      "outputs. Every rank must run backward after each forward that has "
+      "gradients enabled; run forwards without backward under "
+      "at::NoGradGuard.");
+}
+
 void DdpCore::beforeForward() {
   const bool reducing = at::GradMode::is_enabled() && sync_enabled_;
+  if (reducing) checkPreviousBackwardRan();
   if (reducing) reducer_->prepare_for_forward();
-  if (at::GradMode::is_enabled()) reducer_->rebuild_buckets();
+  try {
+    // Also where the reducer notices that the last backward did not reduce
+    // every bucket (e.g. this rank skipped it).
+    if (at::GradMode::is_enabled()) reducer_->rebuild_buckets();
+  } catch (const c10::Error& error) {
+    throw std::runtime_error("distalgo::DistributedDataParallel on rank " +
+                             std::to_string(pg_->getRank()) + ": " +
+                             error.what_without_backtrace());
+  }
   if (options_.broadcast_buffers && sync_enabled_ && !buffers_.empty()) {
     at::NoGradGuard no_grad;
     broadcastFromRankZero(buffers_);
@@ -107,6 +130,14 @@ void DdpCore::beforeForward() {
 
 void DdpCore::afterForward(const std::vector<at::Tensor>& outputs) {
   if (!at::GradMode::is_enabled() || !sync_enabled_) return;
+  reduction_pending_ = false;
+  backward_reached_ = std::make_shared<bool>(false);
+  for (const auto& output : outputs) {
+    if (!output.defined() || !output.requires_grad()) continue;
+    reduction_pending_ = true;
+    output.register_hook(
+        [reached = backward_reached_](const at::Tensor&) { *reached = true; });
+  }
   reducer_->prepare_for_backward(
       options_.find_unused_parameters ? outputs : std::vector<at::Tensor>{});
 }

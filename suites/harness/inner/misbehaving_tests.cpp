@@ -13,7 +13,7 @@
 #include <iostream>
 #include <thread>
 
-#include "../process_probe.h"
+#include "process_probe.h"
 #include "ranktest/ranktest.h"
 
 using namespace std::chrono_literals;

@@ -23,11 +23,12 @@ at::Tensor firstTensorOf(const c10::IValue& value);
 
 namespace internal {
 
-// Adapts a CommHook to the reducer's interface. (c10d's CppCommHookInterface
-// is not usable: Debian's libtorch does not export the result parser it
-// needs.)
+// Adapts a CommHook to the reducer's interface; errors name the hook and
+// `rank`. (c10d's CppCommHookInterface is not usable: Debian's libtorch does
+// not export the result parser it needs.)
 std::unique_ptr<c10d::CommHookInterface> adaptCommHook(CommHook hook,
-                                                       std::string name);
+                                                       std::string name,
+                                                       int rank);
 
 }  // namespace internal
 }  // namespace distalgo::ddp

@@ -40,6 +40,7 @@ class DdpCore {
  private:
   void broadcastFromRankZero(const std::vector<at::Tensor>& tensors);
   void claimHookSlot(const std::string& name);
+  void checkPreviousBackwardRan() const;
 
   std::shared_ptr<torch::nn::Module> module_;
   c10::intrusive_ptr<c10d::ProcessGroup> pg_;
@@ -48,6 +49,10 @@ class DdpCore {
   std::vector<at::Tensor> buffers_;
   std::unique_ptr<c10d::Reducer> reducer_;
   bool sync_enabled_ = true;
+  // Set by the last synced forward; its flag turns true when backward reaches
+  // one of that forward's outputs.
+  bool reduction_pending_ = false;
+  std::shared_ptr<bool> backward_reached_;
   std::string hook_name_;  // of the registered hook; empty: none
 };
 
