@@ -78,6 +78,35 @@ std::string rankDetails(const RankReport& r) {
   return out;
 }
 
+// A rank that lost its peers mid-collective while some of them had already
+// passed: the ranks issued different collectives (one skipped a collective,
+// a backward, an iteration). The error itself only says "connection reset".
+std::string peerLeftHint(const SuperviseResult& result, const RankReport& r) {
+  static const char* const kPeerGone[] = {
+      "Connection reset by peer", "Connection closed by peer", "Broken pipe"};
+  bool lost_peer = false;
+  auto scan = [&](const std::string& text) {
+    for (const char* pattern : kPeerGone) {
+      lost_peer = lost_peer || text.find(pattern) != std::string::npos;
+    }
+  };
+  for (const RankFailure& f : r.failures) scan(f.message);
+  for (const RankException& e : r.exceptions) scan(e.message);
+  std::string passed;
+  for (const RankReport& other : result.ranks) {
+    if (other.rank != r.rank && other.passed()) {
+      passed += (passed.empty() ? "" : ", ") + std::to_string(other.rank);
+    }
+  }
+  if (!lost_peer || passed.empty()) return "";
+  return "  hint: rank" +
+         std::string(passed.find(',') == std::string::npos ? " " : "s ") +
+         passed + " passed and left while rank " + std::to_string(r.rank) +
+         " was still in a collective with it: the ranks ran different "
+         "collectives (did one skip a collective, a backward or an "
+         "iteration?)\n";
+}
+
 VerdictFailure failureAt(const RunDescription& run, const RankReport* r,
                          std::string text) {
   if (r != nullptr && !r->failures.empty() && !r->failures[0].file.empty()) {
@@ -137,7 +166,7 @@ Verdict judge(const RunDescription& run, const SuperviseResult& result) {
                        std::to_string(world) + " " + describeEnd(r) + "\n" +
                        header(run, result) +
                        "  other ranks: " + othersLine(result, r.rank) + "\n" +
-                       rankDetails(r);
+                       peerLeftHint(result, r) + rankDetails(r);
     verdict.kind = Verdict::Kind::kFailed;
     verdict.failures.push_back(failureAt(run, &r, text));
   }

@@ -104,6 +104,15 @@ TEST_P(HarnessReports, EarlyExitWithCodeZeroIsAFailure) {
                         "finished"));
 }
 
+TEST_P(HarnessReports, RankLeavingMidCollectiveIsNamedInAHint) {
+  const InnerResult r = run("Rank1SkipsACollective");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output,
+              AllOf(HasSubstr("rank 0 of 2 failed"),
+                    HasSubstr("hint: rank 1 passed and left while rank 0 was "
+                              "still in a collective with it")));
+}
+
 TEST_P(HarnessReports, HangIsStoppedAtTheDeadlineWithTheRanksStack) {
   const InnerResult r = run("HangsInRank1");
   EXPECT_EQ(r.exit_code, 1) << r.output;

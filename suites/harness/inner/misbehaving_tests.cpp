@@ -68,6 +68,13 @@ RANKTEST_F(InnerReports, ExitsEarlyInRank1) {
   if (rank() == 1) std::exit(0);
 }
 
+// Rank 1 skips the allreduce that rank 0 waits in, passes and leaves.
+RANKTEST_F(InnerReports, Rank1SkipsACollective) {
+  if (rank() == 1) return;
+  std::vector<at::Tensor> t{at::ones({4})};
+  pg()->allreduce(t)->wait();
+}
+
 RANKTEST_F(InnerReports, HangsInRank1, ranktest::timeout(2s)) {
   if (rank() == 1) sleepForeverInRank(rank());
 }
