@@ -1,0 +1,46 @@
+#pragma once
+
+// A class whose per-iteration collectives Join can shadow on ranks that ran
+// out of inputs (DDP, ZeRO, user classes such as the tutorial's Counter).
+
+#include <c10/core/Device.h>
+
+#include <memory>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+
+#include "distalgo/join/join_args.h"
+#include "distalgo/join/join_hook.h"
+
+namespace distalgo::join {
+
+// How the Join around a joinable configured it; all false outside a Join.
+struct JoinConfig {
+  bool enable = false;
+  bool throw_on_early_termination = false;
+  // Only the first joinable of a Join sends the "still training" heartbeat.
+  bool is_first_joinable = false;
+};
+
+class Joinable {
+ public:
+  virtual ~Joinable() = default;
+
+  // The hook that shadows this joinable's collectives; reads its own keys
+  // from `args`.
+  virtual std::unique_ptr<JoinHook> joinHook(const JoinArgs& args) = 0;
+  // Where the Join's own collectives (heartbeat, counts) allocate tensors.
+  virtual c10::Device joinDevice() const = 0;
+  // The group the joinable's collectives run on.
+  virtual c10::intrusive_ptr<c10d::ProcessGroup> joinProcessGroup() const = 0;
+
+  const JoinConfig& joinConfig() const { return join_config_; }
+
+ private:
+  friend class Join;
+  JoinConfig join_config_;
+  // True while this rank runs the join hooks: a hook may call code that
+  // notifies (ZeRO's step does), which must then not send a heartbeat.
+  bool joined_ = false;
+};
+
+}  // namespace distalgo::join

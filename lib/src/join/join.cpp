@@ -1,0 +1,149 @@
+#include "distalgo/join/join.h"
+
+#include <ATen/ATen.h>
+
+#include <exception>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+
+namespace distalgo::join {
+namespace {
+
+// PyTorch warns once the other ranks are this many iterations ahead.
+constexpr int kSkewWarningRounds = 1000;
+
+c10::intrusive_ptr<c10d::Work> allreduceAsync(
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg, at::Tensor tensor) {
+  std::vector<at::Tensor> tensors{std::move(tensor)};
+  return pg->allreduce(tensors);
+}
+
+std::string joinedNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names)
+    out += (out.empty() ? "'" : ", '") + name + "'";
+  return out;
+}
+
+}  // namespace
+
+Join::Join(std::vector<Joinable*> joinables, JoinOptions options, JoinArgs args)
+    : joinables_(std::move(joinables)),
+      options_(options),
+      device_(c10::kCPU),
+      uncaught_at_start_(std::uncaught_exceptions()) {
+  if (joinables_.empty()) {
+    throw std::invalid_argument(
+        "distalgo::join::Join needs at least one joinable");
+  }
+  pg_ = joinables_.front()->joinProcessGroup();
+  device_ = joinables_.front()->joinDevice();
+  for (std::size_t i = 1; i < joinables_.size(); ++i) {
+    if (joinables_[i]->joinProcessGroup() != pg_) {
+      throw std::invalid_argument(
+          "distalgo::join::Join: joinable " + std::to_string(i) +
+          " uses another process group than joinable 0; all must share one");
+    }
+    if (joinables_[i]->joinDevice() != device_) {
+      throw std::invalid_argument(
+          "distalgo::join::Join: joinable " + std::to_string(i) + " is on " +
+          joinables_[i]->joinDevice().str() + ", joinable 0 on " +
+          device_.str() + "; all must share one device");
+    }
+  }
+  for (Joinable* joinable : joinables_) {
+    hooks_.push_back(joinable->joinHook(args));
+  }
+  if (const auto unread = args.unread(); !unread.empty()) {
+    throw std::invalid_argument(
+        "distalgo::join::Join: no joinable reads the argument(s) " +
+        joinedNames(unread));
+  }
+  for (std::size_t i = 0; i < joinables_.size(); ++i) {
+    joinables_[i]->join_config_ = {options_.enable,
+                                   options_.throw_on_early_termination,
+                                   /*is_first_joinable=*/i == 0};
+  }
+}
+
+Join::~Join() {
+  if (!finished_ && std::uncaught_exceptions() == uncaught_at_start_ &&
+      options_.enable) {
+    // Not an exception: finish() was forgotten, and ranks still training
+    // will wait for this one's heartbeat until their timeout.
+    std::cerr << "distalgo::join::Join destroyed without finish(): ranks "
+                 "that still train will wait for this rank"
+              << std::endl;
+  }
+  resetConfigs();
+}
+
+void Join::resetConfigs() {
+  // Unlike PyTorch, which keeps them, so that code after the Join sends no
+  // heartbeats; every rank leaves the Join together, so all stop alike.
+  for (Joinable* joinable : joinables_) {
+    joinable->join_config_ = {};
+    joinable->joined_ = false;
+  }
+}
+
+at::Tensor Join::allreduceScalar(float value) {
+  at::Tensor t = at::full({1}, value, at::TensorOptions().device(device_));
+  allreduceAsync(pg_, t)->wait();
+  return t;
+}
+
+void Join::finish() {
+  finished_ = true;
+  if (!options_.enable) {
+    resetConfigs();
+    return;
+  }
+  for (Joinable* joinable : joinables_) joinable->joined_ = true;
+  bool is_last_joiner = true;
+  for (int round = 1;; ++round) {
+    // Each rank still training answers with its heartbeat (one).
+    const float training = allreduceScalar(0).item<float>();
+    if (training == 0) break;
+    if (options_.throw_on_early_termination) {
+      // Matches the check the training ranks run after their heartbeat.
+      allreduceScalar(1);
+      resetConfigs();
+      throw std::runtime_error("Rank " + std::to_string(pg_->getRank()) +
+                               " exhausted all inputs.");
+    }
+    for (auto& hook : hooks_) hook->mainHook();
+    is_last_joiner = false;
+    if (round == kSkewWarningRounds) {
+      std::cerr << "distalgo::join::Join: rank " << pg_->getRank()
+                << " has shadowed " << kSkewWarningRounds
+                << " iterations of other ranks; inputs are very uneven"
+                << std::endl;
+    }
+  }
+  for (auto& hook : hooks_) hook->postHook(is_last_joiner);
+  resetConfigs();
+}
+
+c10::intrusive_ptr<c10d::Work> Join::notifyJoinContext(Joinable& joinable) {
+  const JoinConfig& config = joinable.join_config_;
+  if (!config.is_first_joinable || !config.enable || joinable.joined_) {
+    return {};
+  }
+  const auto pg = joinable.joinProcessGroup();
+  const auto options = at::TensorOptions().device(joinable.joinDevice());
+  auto work = allreduceAsync(pg, at::ones({1}, options));
+  if (config.throw_on_early_termination) {
+    at::Tensor joined = at::zeros({1}, options);
+    allreduceAsync(pg, joined)->wait();
+    if (joined.item<float>() != 0) {
+      throw std::runtime_error(
+          "Detected at least one rank that exhausted inputs. Throwing across "
+          "all ranks.");
+    }
+  }
+  return work;
+}
+
+}  // namespace distalgo::join

@@ -1,0 +1,21 @@
+#include "distalgo/join/join_args.h"
+
+#include <stdexcept>
+
+namespace distalgo::join {
+
+std::vector<std::string> JoinArgs::unread() const {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : values_) {
+    if (read_.count(name) == 0) out.push_back(name);
+  }
+  return out;
+}
+
+void JoinArgs::throwTypeMismatch(const std::string& name) {
+  throw std::invalid_argument("join argument '" + name +
+                              "' was set with another type than its reader "
+                              "expects");
+}
+
+}  // namespace distalgo::join
