@@ -1,187 +1,104 @@
 // Reference DDP (the real c10d::Reducer, default allreduce) trains exactly
-// like one process on the concatenated global batch.
+// like one process: on the concatenated global batch, or for a model with
+// batch norm as the replay of fixtures/replay.h. One row per (model, options)
+// combination; every row runs at world sizes 2, 3 and 4.
 
-#include <ATen/ATen.h>
-#include <gmock/gmock.h>
-#include <torch/nn/functional/loss.h>
-#include <torch/optim/sgd.h>
-
+#include <string>
 #include <vector>
 
-#include "distalgo/ddp/distributed_data_parallel.h"
-#include "fixtures/models.h"
-#include "fixtures/rank_data.h"
-#include "ranktest/ranktest.h"
+#include "ddp_parity.h"
 
+namespace ddpparity {
 namespace {
 
 using distalgo::ddp::DdpOptions;
-using distalgo::ddp::DistributedDataParallel;
 
-constexpr int kSteps = 4;
-constexpr int kRows = 5;  // per rank and step
-constexpr double kLearningRate = 0.1;
-// Float sums in another order; nothing else differs.
-constexpr double kRtol = 1e-5;
-constexpr double kAtol = 1e-6;
+struct ParityCase {
+  std::string name;
+  Model model;
+  DdpOptions options;
+};
 
-class DdpParityGroundTruth : public ranktest::DistributedTest {
+class DdpParityGroundTruth
+    : public ranktest::DistributedTestWithParam<ParityCase> {
  public:
   static ranktest::TestOptions testOptions() {
     return {.world_sizes = {2, 3, 4}};
   }
-
- protected:
-  fixtures::Batch batch(int step) const {
-    return fixtures::rankBatch(step, rank(), kRows, fixtures::kMlpInputs,
-                               fixtures::kMlpOutputs);
-  }
-
-  // The same model trained in this process on every rank's data.
-  template <typename Model>
-  Model groundTruth(Model (*make)(std::uint64_t), int steps) const {
-    auto model = make(/*seed=*/1);
-    torch::optim::SGD sgd(model->parameters(), kLearningRate);
-    for (int step = 0; step < steps; ++step) {
-      const auto all =
-          fixtures::globalBatch(step, worldSize(), kRows, fixtures::kMlpInputs,
-                                fixtures::kMlpOutputs);
-      sgd.zero_grad();
-      torch::nn::functional::mse_loss(model->forward(all.input), all.target)
-          .backward();
-      sgd.step();
-    }
-    return model;
-  }
-
-  void expectEqualParameters(const torch::nn::Module& actual,
-                             const torch::nn::Module& expected) const {
-    const auto a = actual.named_parameters();
-    const auto e = expected.named_parameters();
-    ASSERT_EQ(a.size(), e.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      EXPECT_TRUE(at::allclose(a[i].value(), e[i].value(), kRtol, kAtol))
-          << "parameter " << a[i].key() << " on rank " << rank()
-          << ", largest difference "
-          << (a[i].value() - e[i].value()).abs().max().item<double>();
-    }
-  }
-
-  template <typename Model = torch::nn::Sequential>
-  void trainAndCompare(const DdpOptions& options,
-                       Model (*make)(std::uint64_t) = &fixtures::makeMlp) {
-    // Ranks start from different parameters: DDP must broadcast rank 0's.
-    auto model = make(/*seed=*/rank() == 0 ? 1 : 50 + rank());
-    DistributedDataParallel ddp(model, pg(), options);
-    torch::optim::SGD sgd(model->parameters(), kLearningRate);
-    for (int step = 0; step < kSteps; ++step) {
-      const auto local = batch(step);
-      distalgo::ddp::zeroGradients(*model);
-      torch::nn::functional::mse_loss(ddp.forward(local.input), local.target)
-          .backward();
-      sgd.step();
-    }
-    expectEqualParameters(*model, *groundTruth(make, kSteps));
+  static std::string paramName(const ParityCase& row, std::size_t) {
+    return row.name;
   }
 };
 
-RANKTEST_F(DdpParityGroundTruth, MlpMatchesOneProcessOnTheGlobalBatch) {
-  trainAndCompare({});
-}
-
-RANKTEST_F(DdpParityGroundTruth, GradientAsBucketViewChangesNothing) {
-  trainAndCompare({.gradient_as_bucket_view = true});
-}
-
-RANKTEST_F(DdpParityGroundTruth, OneBucketPerParameterChangesNothing) {
-  // Caps below every parameter's size give each parameter its own bucket.
-  trainAndCompare({.bucket_cap_mb = 1e-6, .first_bucket_cap_bytes = 1});
-}
-
-RANKTEST_F(DdpParityGroundTruth, FindUnusedParametersChangesNothing) {
-  trainAndCompare({.find_unused_parameters = true});
-}
-
-RANKTEST_F(DdpParityGroundTruth, ConvNetMatchesOneProcessOnTheGlobalBatch) {
-  trainAndCompare({}, &fixtures::makeConvNet);
-}
-
-// The unused layer gets no gradient and keeps rank 0's initial values.
-RANKTEST_F(DdpParityGroundTruth, UnusedParameterNetMatchesWithFindUnused) {
-  trainAndCompare({.find_unused_parameters = true},
-                  &fixtures::makeUnusedParameterNet);
-}
-
-// Two micro-batches under noSync, then a synced one: the reduced gradient is
-// the sum of the three, as in one process on the three global batches.
-RANKTEST_F(DdpParityGroundTruth, NoSyncAccumulatesLocallyThenReduces) {
-  auto model = fixtures::makeMlp(/*seed=*/1);
-  DistributedDataParallel ddp(model, pg());
-  torch::optim::SGD sgd(model->parameters(), kLearningRate);
-  sgd.zero_grad();
-  {
-    auto no_sync = ddp.noSync();
-    for (int step = 0; step < 2; ++step) {
-      const auto local = batch(step);
-      torch::nn::functional::mse_loss(ddp.forward(local.input), local.target)
-          .backward();
-    }
+RANKTEST_P(DdpParityGroundTruth, TrainsLikeOneProcess) {
+  const ParityCase& row = param();
+  const auto model = trainWithDdp(row.model, pg(), rank(), row.options);
+  const auto reference =
+      groundTruth(row.model, worldSize(), row.options.broadcast_buffers);
+  expectEqualParameters(*model, *reference.model, rank());
+  if (!reference.buffers.empty()) {
+    expectEqualBuffers(*model, reference.buffers[rank()], rank());
   }
-  // Nothing was reduced yet: the gradients are this rank's own.
-  auto local_only = fixtures::makeMlp(/*seed=*/1);
-  for (int step = 0; step < 2; ++step) {
-    const auto local = batch(step);
-    torch::nn::functional::mse_loss(local_only->forward(local.input),
-                                    local.target)
-        .backward();
-  }
-  const auto grads = model->parameters();
-  const auto local_grads = local_only->parameters();
-  for (std::size_t i = 0; i < grads.size(); ++i) {
-    EXPECT_TRUE(
-        at::allclose(grads[i].grad(), local_grads[i].grad(), kRtol, kAtol))
-        << "gradient " << i << " changed under noSync on rank " << rank();
-  }
-
-  const auto last = batch(2);
-  torch::nn::functional::mse_loss(ddp.forward(last.input), last.target)
-      .backward();
-  sgd.step();
-
-  auto reference = fixtures::makeMlp(/*seed=*/1);
-  torch::optim::SGD reference_sgd(reference->parameters(), kLearningRate);
-  reference_sgd.zero_grad();
-  for (int step = 0; step < 3; ++step) {
-    const auto all = fixtures::globalBatch(
-        step, worldSize(), kRows, fixtures::kMlpInputs, fixtures::kMlpOutputs);
-    torch::nn::functional::mse_loss(reference->forward(all.input), all.target)
-        .backward();
-  }
-  reference_sgd.step();
-  expectEqualParameters(*model, *reference);
 }
 
-class DdpParityBadInput : public ranktest::DistributedTest {
- public:
-  static ranktest::TestOptions testOptions() { return {.world_sizes = {2, 3}}; }
+// Options, one change from the defaults each. The defaults put all of these
+// small models in one bucket.
+const DdpOptions kDefaults{};
+const DdpOptions kBucketView{.gradient_as_bucket_view = true};
+// Caps below every parameter's size give each parameter its own bucket.
+const DdpOptions kBucketPerParameter{.bucket_cap_mb = 1e-6,
+                                     .first_bucket_cap_bytes = 1};
+// About 600 bytes a bucket: a few parameters share one.
+const DdpOptions kSmallBuckets{.bucket_cap_mb = 600.0 / (1024 * 1024),
+                               .first_bucket_cap_bytes = 600};
+const DdpOptions kFindUnused{.find_unused_parameters = true};
+const DdpOptions kStaticGraph{.static_graph = true};
+
+// Every model with each option it can take, plus a few combinations. The
+// unused-parameter net needs find_unused_parameters or static_graph.
+const std::vector<ParityCase> kMatrix = {
+    {"Mlp", Model::kMlp, kDefaults},
+    {"MlpBucketView", Model::kMlp, kBucketView},
+    {"MlpBucketPerParameter", Model::kMlp, kBucketPerParameter},
+    {"MlpSmallBuckets", Model::kMlp, kSmallBuckets},
+    {"MlpFindUnused", Model::kMlp, kFindUnused},
+    {"MlpStaticGraph", Model::kMlp, kStaticGraph},
+    {"ConvNet", Model::kConvNet, kDefaults},
+    {"ConvNetBucketView", Model::kConvNet, kBucketView},
+    {"ConvNetBucketPerParameter", Model::kConvNet, kBucketPerParameter},
+    {"ConvNetFindUnused", Model::kConvNet, kFindUnused},
+    {"ConvNetStaticGraph", Model::kConvNet, kStaticGraph},
+    {"UnusedFindUnused", Model::kUnusedParameterNet, kFindUnused},
+    {"UnusedStaticGraph", Model::kUnusedParameterNet, kStaticGraph},
+    {"UnusedFindUnusedBucketView",
+     Model::kUnusedParameterNet,
+     {.find_unused_parameters = true, .gradient_as_bucket_view = true}},
+    {"UnusedFindUnusedBucketPerParameter",
+     Model::kUnusedParameterNet,
+     {.bucket_cap_mb = 1e-6,
+      .first_bucket_cap_bytes = 1,
+      .find_unused_parameters = true}},
+    {"UnusedStaticGraphBucketView",
+     Model::kUnusedParameterNet,
+     {.gradient_as_bucket_view = true, .static_graph = true}},
+    {"UnusedStaticGraphBucketPerParameter",
+     Model::kUnusedParameterNet,
+     {.bucket_cap_mb = 1e-6,
+      .first_bucket_cap_bytes = 1,
+      .static_graph = true}},
+    {"UnusedStaticGraphAndFindUnused",
+     Model::kUnusedParameterNet,
+     {.find_unused_parameters = true, .static_graph = true}},
+    {"BatchNorm", Model::kBatchNormNet, kDefaults},
+    {"BatchNormBucketView", Model::kBatchNormNet, kBucketView},
+    {"BatchNormBucketPerParameter", Model::kBatchNormNet, kBucketPerParameter},
+    {"BatchNormFindUnused", Model::kBatchNormNet, kFindUnused},
+    {"BatchNormStaticGraph", Model::kBatchNormNet, kStaticGraph},
+    {"BatchNormNoBroadcastBuffers",
+     Model::kBatchNormNet,
+     {.broadcast_buffers = false}},
 };
-
-// Every rank, not only the odd one, gets an error instead of a hang.
-RANKTEST_F(DdpParityBadInput, MismatchedModelsFailOnEveryRank) {
-  torch::manual_seed(0);
-  auto model = rank() == 1 ? torch::nn::Sequential(torch::nn::Linear(3, 2))
-                           : torch::nn::Sequential(torch::nn::Linear(4, 2));
-  try {
-    DistributedDataParallel ddp(model, pg());
-    ADD_FAILURE() << "rank " << rank() << " built DDP over mismatched models";
-  } catch (const std::invalid_argument& error) {
-    // The same message on every rank, naming the parameter and the rank.
-    EXPECT_THAT(
-        error.what(),
-        testing::AllOf(testing::HasSubstr("parameter 0 (0.weight here)"),
-                       testing::HasSubstr("rank 1 has Float[2, 3], "
-                                          "rank 0 has Float[2, 4]")));
-  }
-}
+RANKTEST_INSTANTIATE_P(DdpParityGroundTruth, kMatrix);
 
 }  // namespace
+}  // namespace ddpparity

@@ -8,6 +8,7 @@
 #include <torch/csrc/distributed/c10d/comm.hpp>
 #include <unordered_map>
 
+#include "distalgo/ddp/internal/delay_all_reduce_sink.h"
 #include "distalgo/ddp/internal/parameter_check.h"
 
 namespace distalgo::ddp::internal {
@@ -23,15 +24,21 @@ std::unordered_map<std::size_t, std::string> indexed(
   return out;
 }
 
+void checkOptions(const DdpOptions& options) {
+  // PyTorch fails on these too: c10d takes the cap as an unsigned size.
+  if (!(options.bucket_cap_mb >= 0)) {
+    throw std::invalid_argument(
+        "distalgo::DistributedDataParallel: bucket_cap_mb must be >= 0, got " +
+        std::to_string(options.bucket_cap_mb));
+  }
+}
+
 }  // namespace
 
 DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
                  c10::intrusive_ptr<c10d::ProcessGroup> pg, DdpOptions options)
     : module_(std::move(module)), pg_(std::move(pg)), options_(options) {
-  if (options_.static_graph) {
-    throw std::invalid_argument(
-        "distalgo::DistributedDataParallel: static_graph is not supported yet");
-  }
+  checkOptions(options_);
   std::vector<std::string> names;
   for (const auto& item : module_->named_parameters()) {
     if (!item.value().requires_grad()) continue;
@@ -43,13 +50,12 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
         "distalgo::DistributedDataParallel: the module has no parameter that "
         "requires a gradient");
   }
-  for (const auto& buffer : module_->buffers()) buffers_.push_back(buffer);
 
   checkSameParametersOnEveryRank(pg_, parameters_, names);
   {
     at::NoGradGuard no_grad;
     std::vector<at::Tensor> state = parameters_;
-    state.insert(state.end(), buffers_.begin(), buffers_.end());
+    for (const auto& buffer : module_->buffers()) state.push_back(buffer);
     broadcastFromRankZero(state);
   }
 
@@ -68,6 +74,10 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
       expect_sparse, static_cast<int64_t>(bucket_cap_bytes),
       options_.find_unused_parameters, options_.gradient_as_bucket_view,
       indexed(names), static_cast<int64_t>(options_.first_bucket_cap_bytes));
+  // Before any forward: the reducer refuses it later. find_unused_parameters
+  // may be set as well; the static graph then finds the unused parameters
+  // once, in the first iteration, instead of searching every iteration.
+  if (options_.static_graph) reducer_->set_static_graph();
 }
 
 void DdpCore::broadcastFromRankZero(const std::vector<at::Tensor>& tensors) {
@@ -109,27 +119,38 @@ void DdpCore::checkPreviousBackwardRan() const {
       "at::NoGradGuard.");
 }
 
+bool DdpCore::reducing() const {
+  return at::GradMode::is_enabled() && sync_enabled_;
+}
+
+void DdpCore::syncBuffers() {
+  // Collected again each time, as PyTorch does, in case a module replaced a
+  // buffer since the last forward.
+  std::vector<at::Tensor> buffers;
+  for (const auto& buffer : module_->buffers()) buffers.push_back(buffer);
+  at::NoGradGuard no_grad;
+  broadcastFromRankZero(buffers);
+}
+
 void DdpCore::beforeForward() {
-  const bool reducing = at::GradMode::is_enabled() && sync_enabled_;
-  if (reducing) checkPreviousBackwardRan();
-  if (reducing) reducer_->prepare_for_forward();
+  if (reducing()) {
+    checkPreviousBackwardRan();
+    ++num_iterations_;
+    reducer_->prepare_for_forward();
+  }
   try {
     // Also where the reducer notices that the last backward did not reduce
-    // every bucket (e.g. this rank skipped it).
+    // every bucket.
     if (at::GradMode::is_enabled()) reducer_->rebuild_buckets();
   } catch (const c10::Error& error) {
     throw std::runtime_error("distalgo::DistributedDataParallel on rank " +
                              std::to_string(pg_->getRank()) + ": " +
                              error.what_without_backtrace());
   }
-  if (options_.broadcast_buffers && sync_enabled_ && !buffers_.empty()) {
-    at::NoGradGuard no_grad;
-    broadcastFromRankZero(buffers_);
-  }
+  if (options_.broadcast_buffers && require_forward_param_sync_) syncBuffers();
 }
 
-void DdpCore::afterForward(const std::vector<at::Tensor>& outputs) {
-  if (!at::GradMode::is_enabled() || !sync_enabled_) return;
+void DdpCore::watchForBackward(const std::vector<at::Tensor>& outputs) {
   reduction_pending_ = false;
   backward_reached_ = std::make_shared<bool>(false);
   for (const auto& output : outputs) {
@@ -138,8 +159,30 @@ void DdpCore::afterForward(const std::vector<at::Tensor>& outputs) {
     output.register_hook(
         [reached = backward_reached_](const at::Tensor&) { *reached = true; });
   }
-  reducer_->prepare_for_backward(
-      options_.find_unused_parameters ? outputs : std::vector<at::Tensor>{});
+}
+
+std::vector<at::Tensor> DdpCore::afterForward(
+    const std::vector<at::Tensor>& outputs) {
+  if (!reducing()) {
+    // No sink here, unlike PyTorch: its _DDPSink changes no gradient then,
+    // except that for a no_sync forward right after a static graph's first
+    // iteration (num_iterations is still 1) it queues delay_all_reduce and
+    // so reduces what no_sync keeps local.
+    require_forward_param_sync_ = false;
+    return outputs;
+  }
+  require_forward_param_sync_ = true;
+  watchForBackward(outputs);
+  // A static graph knows its unused parameters after the first iteration and
+  // needs no search of the outputs.
+  const bool search_unused =
+      options_.find_unused_parameters && !options_.static_graph;
+  reducer_->prepare_for_backward(search_unused ? outputs
+                                               : std::vector<at::Tensor>{});
+  const bool first_static_iteration =
+      options_.static_graph && num_iterations_ == 1;
+  if (!search_unused && !first_static_iteration) return outputs;
+  return passThroughSink(*reducer_, first_static_iteration, outputs);
 }
 
 }  // namespace distalgo::ddp::internal

@@ -19,6 +19,9 @@ struct DdpOptions {
   // Broadcast buffers (e.g. batch-norm statistics) from rank 0 every forward.
   bool broadcast_buffers = true;
   // The set of used parameters and the graph do not change across iterations.
+  // The reducer records them in the first iteration, whose gradients it
+  // reduces all at once when backward ends; parameters that forward never
+  // uses then need no find_unused_parameters.
   bool static_graph = false;
 };
 

@@ -47,7 +47,7 @@ class DistributedDataParallel {
   auto forward(Args&&... args) {
     core_.beforeForward();
     auto output = module_->forward(std::forward<Args>(args)...);
-    core_.afterForward(tensorsOf(output));
+    replaceTensors(output, core_.afterForward(tensorsOf(output)));
     return output;
   }
 
@@ -102,6 +102,31 @@ class DistributedDataParallel {
         },
         t);
     return out;
+  }
+
+  // The inverse of tensorsOf: puts `tensors` back where tensorsOf found them.
+  static void replaceTensors(at::Tensor& t, std::vector<at::Tensor> tensors) {
+    t = std::move(tensors.at(0));
+  }
+  static void replaceTensors(std::vector<at::Tensor>& t,
+                             std::vector<at::Tensor> tensors) {
+    t = std::move(tensors);
+  }
+  template <typename... T>
+  static void replaceTensors(std::tuple<T...>& t,
+                             std::vector<at::Tensor> tensors) {
+    std::size_t next = 0;
+    std::apply(
+        [&](auto&... e) {
+          (
+              [&] {
+                if constexpr (std::is_convertible_v<decltype(e), at::Tensor>) {
+                  e = std::move(tensors.at(next++));
+                }
+              }(),
+              ...);
+        },
+        t);
   }
 
   ModuleHolder module_;

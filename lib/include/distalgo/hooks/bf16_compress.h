@@ -1,0 +1,28 @@
+#pragma once
+
+// Gradient compression to bfloat16 for the wire (half of allreduce's bytes).
+// bfloat16 keeps float32's range but only 8 significant bits: each gradient
+// rounds by up to 2^-9 (about 2e-3) relative. Unlike PyTorch, which refuses
+// these hooks without NCCL, they run on every backend: where the backend
+// cannot sum bfloat16 (Gloo) the sum goes through allreduceBf16's
+// alltoall_base + allgather scheme (bf16_allreduce.h states its traffic).
+
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+
+#include "distalgo/ddp/comm_hook.h"
+
+namespace distalgo::hooks {
+
+// Casts the bucket to bfloat16, divides by the world size, sums it over
+// `pg`, and casts the result back (PyTorch's bf16_compress_hook).
+ddp::CommHook bf16CompressHook(c10::intrusive_ptr<c10d::ProcessGroup> pg);
+
+// Runs `hook` on a bfloat16 copy of the bucket and casts its result back
+// (PyTorch's bf16_compress_wrapper). The wrapped hook sees a bfloat16
+// buffer: allreduceHook, noopHook and the quantization hooks handle one on
+// every backend; a hook that passes it to ProcessGroup::allreduce itself
+// needs a backend that sums bfloat16 (canSumBf16), and on Gloo fails with
+// std::invalid_argument.
+ddp::CommHook bf16CompressWrapper(ddp::CommHook hook);
+
+}  // namespace distalgo::hooks

@@ -1,0 +1,115 @@
+#include <ATen/ATen.h>
+#include <ATen/core/ivalue.h>
+
+#include <cmath>
+
+#include "distalgo/hooks/default_hooks.h"
+#include "distalgo/hooks/internal/forked_cpu_rng.h"
+#include "distalgo/hooks/internal/orthogonalize.h"
+#include "distalgo/hooks/internal/reduced_future.h"
+#include "distalgo/hooks/powersgd.h"
+
+namespace distalgo::hooks {
+namespace {
+
+using Future = c10::ivalue::Future;
+
+// One bucket's compression in flight; the callbacks share it.
+struct BatchedStep {
+  std::shared_ptr<PowerSgdState> state;
+  std::size_t index = 0;
+  bool is_last = false;
+  at::Tensor buffer;
+  at::Tensor padded;      // the buffer, zero-padded to side * side
+  at::Tensor matrix;      // padded viewed as side x side
+  at::Tensor input_copy;  // for error feedback
+  at::Tensor p, q;        // side x r
+};
+
+c10::intrusive_ptr<Future> compress(std::shared_ptr<PowerSgdState> state,
+                                    ddp::GradBucket& bucket) {
+  auto step = std::make_shared<BatchedStep>();
+  step->state = state;
+  step->index = bucket.index();
+  step->is_last = bucket.isLast();
+  step->buffer = bucket.buffer();
+  const PowerSgdOptions& options = state->options();
+  const std::int64_t length = step->buffer.numel();
+  const std::int64_t rank = options.matrix_approximation_rank;
+  // As PyTorch computes it, in double precision.
+  const auto side = static_cast<std::int64_t>(
+      std::ceil(std::sqrt(static_cast<double>(length))));
+  state->addCompressionStats(length, side * rank * 2);
+
+  // PyTorch resizes the bucket's buffer in place; a padded copy leaves the
+  // reducer's views of the buffer intact and computes the same.
+  step->padded = at::zeros({side * side}, step->buffer.options());
+  step->padded.narrow(0, 0, length).copy_(step->buffer);
+  if (options.use_error_feedback) {
+    const at::Tensor error = state->error(step->index);
+    if (error.defined()) {
+      step->padded.add_(error);
+    } else {
+      state->setError(step->index, at::zeros_like(step->padded));
+    }
+    step->input_copy = step->padded.clone();
+  }
+  step->matrix = step->padded.view({side, side});
+
+  std::tie(step->p, step->q) = state->lowRankMemory(step->index);
+  if (!options.warm_start || !step->p.defined()) {
+    step->p = at::empty({side, rank}, step->buffer.options());
+    internal::ForkedCpuRng forked(state->nextSeed());
+    step->q = at::randn({side, rank},
+                        at::TensorOptions().dtype(step->buffer.scalar_type()))
+                  .to(step->buffer.device());
+    state->setLowRankMemory(step->index, step->p, step->q);
+  }
+  // PyTorch 1.13 passes the 2-D factors here and fails its own 3-D check.
+  const double epsilon = options.orthogonalization_epsilon;
+  internal::orthogonalize(step->q.unsqueeze(0), epsilon);
+  at::matmul_out(step->p, step->matrix, step->q);
+
+  auto& pg = *state->processGroup();
+  return internal::allreduceAsync(pg, step->p)
+      ->thenAsync(
+          [step, epsilon](Future& done) {
+            internal::reducedInto(done, step->p);
+            internal::orthogonalize(step->p.unsqueeze(0), epsilon);
+            at::matmul_out(step->q, step->matrix.t(), step->p);
+            return internal::allreduceAsync(*step->state->processGroup(),
+                                            step->q);
+          },
+          c10::ListType::ofTensors())
+      ->then(
+          [step, length](Future& done) {
+            PowerSgdState& state = *step->state;
+            internal::reducedInto(done, step->q)
+                .div_(state.processGroup()->getSize());
+            at::matmul_out(step->matrix, step->p, step->q.t());
+            if (state.options().use_error_feedback) {
+              state.setError(step->index, step->input_copy - step->padded);
+            }
+            if (!state.options().warm_start) state.clearLowRankMemory();
+            step->buffer.copy_(step->padded.narrow(0, 0, length));
+            state.maybeIncreaseIteration(step->is_last);
+            return c10::IValue(step->buffer);
+          },
+          c10::TensorType::get());
+}
+
+}  // namespace
+
+ddp::CommHook batchedPowerSgdHook(std::shared_ptr<PowerSgdState> state) {
+  ddp::CommHook allreduce = allreduceHook(state->processGroup());
+  return [state = std::move(state),
+          allreduce = std::move(allreduce)](ddp::GradBucket& bucket) {
+    if (!state->compressing()) {
+      state->maybeIncreaseIteration(bucket.isLast());
+      return allreduce(bucket);
+    }
+    return compress(state, bucket);
+  };
+}
+
+}  // namespace distalgo::hooks

@@ -1,0 +1,122 @@
+#include "distalgo/hooks/quantization.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/ivalue.h>
+
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "distalgo/hooks/internal/quantize.h"
+
+namespace distalgo::hooks {
+namespace {
+
+using Group = c10::intrusive_ptr<c10d::ProcessGroup>;
+using internal::QuantParams;
+
+struct Gathered {
+  c10::intrusive_ptr<c10d::Work> work;
+  std::vector<at::Tensor> per_rank;  // filled once work completes
+};
+
+// Allgathers into one output tensor per rank, which every backend accepts
+// (PyTorch's per-channel hook indexes the result as one stacked tensor,
+// which only NCCL returns).
+Gathered allgather(const Group& pg, const at::Tensor& input) {
+  std::vector<at::Tensor> inputs{input.contiguous()};
+  std::vector<std::vector<at::Tensor>> outputs(1);
+  for (int r = 0; r < pg->getSize(); ++r) {
+    outputs[0].push_back(at::empty_like(inputs[0]));
+  }
+  auto work = pg->allgather(outputs, inputs);
+  return {work, outputs[0]};
+}
+
+c10::intrusive_ptr<c10::ivalue::Future> completed(const at::Tensor& tensor) {
+  auto future =
+      c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get());
+  future->markCompleted(c10::IValue(tensor));
+  return future;
+}
+
+// The shared flow of both hooks. `params` are this rank's qparams with one
+// entry per row of `rows` (a 0-dimensional pair per tensor); `finish` turns
+// the averaged rows into the bucket's shape. The first allgather completes
+// before the second is issued, so every rank issues collectives in the
+// order the reducer calls the hook.
+c10::intrusive_ptr<c10::ivalue::Future> quantizeAndAverage(
+    const Group& pg, const at::Tensor& rows, const QuantParams& params,
+    std::function<at::Tensor(const at::Tensor&)> finish) {
+  const bool per_row = params.scale.dim() == 1;
+  auto unsqueeze = [per_row](const at::Tensor& t) {
+    return per_row ? t.unsqueeze(1) : t;
+  };
+  Gathered params_of =
+      allgather(pg, at::stack({params.scale, params.zero_point}));
+  params_of.work->wait();
+  const at::Tensor own = params_of.per_rank[pg->getRank()];
+  const at::Tensor quantized =
+      internal::quantize(rows, unsqueeze(own[0]), unsqueeze(own[1]));
+  Gathered data_of = allgather(pg, quantized);
+  const int world = pg->getSize();
+  return data_of.work->getFuture()->then(
+      [params = params_of.per_rank, data = data_of.per_rank, world, unsqueeze,
+       finish = std::move(finish)](c10::ivalue::Future& done) {
+        // Future::then runs this on failure too; the error must carry on.
+        if (done.hasError()) std::rethrow_exception(done.exception_ptr());
+        at::Tensor sum =
+            at::zeros(data[0].sizes(), data[0].options().dtype(at::kFloat));
+        for (std::size_t r = 0; r < data.size(); ++r) {
+          sum += internal::dequantize(data[r], unsqueeze(params[r][0]),
+                                      unsqueeze(params[r][1]));
+        }
+        return c10::IValue(finish(sum / world));
+      },
+      c10::TensorType::get());
+}
+
+}  // namespace
+
+ddp::CommHook quantizationPerTensorHook(Group pg) {
+  return [pg = std::move(pg)](ddp::GradBucket& bucket) {
+    const at::Tensor buffer = bucket.buffer();
+    if (buffer.numel() == 0) return completed(buffer);
+    const at::Tensor x = buffer.to(at::kFloat);
+    return quantizeAndAverage(
+        pg, x, internal::minMaxParams(x),
+        [dtype = buffer.scalar_type()](const at::Tensor& mean) {
+          return mean.to(dtype);
+        });
+  };
+}
+
+ddp::CommHook quantizationPerChannelHook(Group pg, std::int64_t bucket_size) {
+  if (bucket_size < 1) {
+    throw std::invalid_argument(
+        "quantizationPerChannelHook: bucket_size must be at least 1, got " +
+        std::to_string(bucket_size));
+  }
+  return [pg = std::move(pg), bucket_size](ddp::GradBucket& bucket) {
+    const at::Tensor buffer = bucket.buffer();
+    const std::int64_t n = buffer.numel();
+    if (n == 0) return completed(buffer);
+    // PyTorch pads by bucket_size - n % bucket_size: a whole row of zeros
+    // when n is a multiple of bucket_size.
+    const std::int64_t padding = bucket_size - n % bucket_size;
+    const at::Tensor rows =
+        at::constant_pad_nd(buffer.to(at::kFloat).reshape(-1), {0, padding})
+            .view({-1, bucket_size});
+    return quantizeAndAverage(
+        pg, rows, internal::perRowMinMaxParams(rows),
+        [n, dtype = buffer.scalar_type(),
+         sizes = buffer.sizes().vec()](const at::Tensor& mean) {
+          return mean.reshape(-1).narrow(0, 0, n).to(dtype).view(sizes);
+        });
+  };
+}
+
+}  // namespace distalgo::hooks

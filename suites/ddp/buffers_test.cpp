@@ -1,0 +1,78 @@
+// Buffers (batch-norm running statistics) under DDP: broadcast from rank 0
+// before a forward when broadcast_buffers is set, each rank's own otherwise.
+// Batch norm normalizes with each rank's local batch, so the reference is
+// fixtures::replayDataParallel, not one process on the global batch.
+
+#include <torch/nn/functional/loss.h>
+
+#include "ddp_parity.h"
+#include "distalgo/ddp/distributed_data_parallel.h"
+#include "fixtures/training.h"
+
+namespace ddpparity {
+namespace {
+
+using distalgo::ddp::DistributedDataParallel;
+
+class DdpParityBuffers : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() {
+    return {.world_sizes = {2, 3, 4}};
+  }
+};
+
+RANKTEST_F(DdpParityBuffers, WithoutBroadcastEachRankKeepsItsOwnStatistics) {
+  const auto model = trainWithDdp(Model::kBatchNormNet, pg(), rank(),
+                                  {.broadcast_buffers = false});
+  const auto reference = groundTruth(Model::kBatchNormNet, worldSize(),
+                                     /*broadcast_buffers=*/false);
+  expectEqualParameters(*model, *reference.model, rank());
+  expectEqualBuffers(*model, reference.buffers[rank()], rank());
+  if (rank() != 0) {
+    // Only the construction broadcast made them equal; every step since
+    // moved each rank's by its own batches.
+    EXPECT_FALSE(at::allclose(model->buffers()[0], reference.buffers[0][0]))
+        << "rank " << rank() << " holds rank 0's running mean";
+  }
+}
+
+// The last training forward left each rank with statistics of its own last
+// batch; the next forward starts from rank 0's on every rank. Under no_grad
+// in eval mode it changes nothing else.
+RANKTEST_F(DdpParityBuffers, NextForwardTakesRankZeroStatistics) {
+  auto model = makeModel(Model::kBatchNormNet, /*seed=*/1);
+  DistributedDataParallel ddp(model, pg());
+  fixtures::sgdSteps(model->parameters(), kSteps, kLearningRate, [&](int step) {
+    const auto b = batch(step, rank());
+    return torch::nn::functional::mse_loss(ddp.forward(b.input), b.target);
+  });
+  const auto reference = groundTruth(Model::kBatchNormNet, worldSize(),
+                                     /*broadcast_buffers=*/true);
+  expectEqualBuffers(*model, reference.buffers[rank()], rank());
+
+  model->eval();
+  at::NoGradGuard no_grad;
+  ddp.forward(batch(kSteps, rank()).input);
+  expectEqualBuffers(*model, reference.buffers[0], rank());
+}
+
+// The replay is a reference only if it agrees with the plain one where both
+// apply: a model without buffers.
+RANKTEST_F(DdpParityBuffers, ReplayEqualsGlobalBatchWithoutBuffers) {
+  auto replayed = makeModel(Model::kMlp, /*seed=*/1);
+  fixtures::replayDataParallel(*replayed,
+                               {.world_size = worldSize(),
+                                .steps = kSteps,
+                                .learning_rate = kLearningRate},
+                               [&](int step, int r) {
+                                 const auto b = batch(step, r);
+                                 return torch::nn::functional::mse_loss(
+                                     replayed->forward(b.input), b.target);
+                               });
+  const auto reference =
+      groundTruth(Model::kMlp, worldSize(), /*broadcast_buffers=*/true);
+  expectEqualParameters(*replayed, *reference.model, rank());
+}
+
+}  // namespace
+}  // namespace ddpparity

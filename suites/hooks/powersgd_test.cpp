@@ -1,0 +1,183 @@
+// The PowerSGD hooks in DDP: counters, statistics, error feedback, warm
+// start, and batching; the hook table (powersgd_table.cpp) covers parity
+// with reference DDP and the traffic.
+
+#include "distalgo/hooks/powersgd.h"
+
+#include <ATen/ATen.h>
+#include <gmock/gmock.h>
+
+#include <memory>
+#include <vector>
+
+#include "distalgo/hooks/default_hooks.h"
+#include "hook_parity.h"
+#include "powersgd_traffic.h"
+#include "synthetic_bucket.h"
+
+namespace {
+
+using distalgo::hooks::PowerSgdOptions;
+using distalgo::hooks::PowerSgdState;
+
+constexpr double kLearningRate = 0.1;
+
+class CommHookPowerSgd : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2, 3}}; }
+
+ protected:
+  // Trains the fixture MLP through the layer-wise (or batched) hook over
+  // `state`.
+  hookparity::Run train(const std::shared_ptr<PowerSgdState>& state, int steps,
+                        bool batched = false) {
+    return hookparity::trainMlp(
+        pg(), rank(), steps, kLearningRate, [&](hookparity::Group) {
+          return batched ? distalgo::hooks::batchedPowerSgdHook(state)
+                         : distalgo::hooks::powerSgdHook(state);
+        });
+  }
+  std::shared_ptr<PowerSgdState> makeState(PowerSgdOptions options) {
+    return std::make_shared<PowerSgdState>(pg(), options);
+  }
+  // Largest difference between two runs' parameters.
+  static double distance(const hookparity::Run& a, const hookparity::Run& b) {
+    double largest = 0;
+    for (std::size_t i = 0; i < a.parameters.size(); ++i) {
+      largest = std::max(
+          largest,
+          (a.parameters[i] - b.parameters[i]).abs().max().item<double>());
+    }
+    return largest;
+  }
+  // Whether every rank holds the same `tensors` as rank 0.
+  bool sameOnEveryRank(const std::vector<at::Tensor>& tensors) {
+    for (const at::Tensor& tensor : tensors) {
+      std::vector<at::Tensor> root{tensor.clone()};
+      pg()->broadcast(root)->wait();
+      if (!at::equal(root[0], tensor)) return false;
+    }
+    return true;
+  }
+};
+
+RANKTEST_F(CommHookPowerSgd, IterationAdvancesOncePerStep) {
+  for (const bool batched : {false, true}) {
+    auto state = makeState({.start_iteration = 2});
+    train(state, 5, batched);
+    EXPECT_EQ(state->iteration(), 5) << (batched ? "batched" : "layer-wise");
+  }
+}
+
+RANKTEST_F(CommHookPowerSgd, StatisticsCountCompressedSteps) {
+  const PowerSgdOptions options{.matrix_approximation_rank = 2,
+                                .start_iteration = 2};
+  constexpr int kSteps = 5, kCompressed = 3;
+  std::int64_t numel = 0;
+  for (const at::Tensor& p : hookparity::mlpParameters()) numel += p.numel();
+  for (const bool batched : {false, true}) {
+    auto state = makeState(options);
+    train(state, kSteps, batched);
+    const std::int64_t per_step =
+        batched ? hooktest::batchedElementsPerStep(hookparity::mlpParameters(),
+                                                   options)
+                : hooktest::layerwiseElementsPerStep(
+                      hookparity::mlpParameters(), options);
+    const auto stats = state->compressionStats();
+    EXPECT_EQ(stats.numel_before, kCompressed * numel);
+    EXPECT_EQ(stats.numel_after, kCompressed * per_step);
+    EXPECT_DOUBLE_EQ(stats.rate, static_cast<double>(numel) / per_step);
+  }
+}
+
+// Without error feedback what compression drops is lost for good, and the
+// run drifts further from reference DDP.
+RANKTEST_F(CommHookPowerSgd, ErrorFeedbackStaysCloserToReference) {
+  constexpr int kSteps = 12;
+  const auto reference =
+      hookparity::trainMlp(pg(), rank(), kSteps, kLearningRate, {});
+  auto with_feedback = makeState({.start_iteration = 2});
+  auto without_feedback =
+      makeState({.start_iteration = 2, .use_error_feedback = false});
+  const double fed_back = distance(train(with_feedback, kSteps), reference);
+  const double lost = distance(train(without_feedback, kSteps), reference);
+  EXPECT_LT(fed_back, lost);
+  EXPECT_TRUE(with_feedback->error(0).defined());
+  EXPECT_FALSE(without_feedback->error(0).defined());
+}
+
+// Warm start draws Q once and keeps it; otherwise every compressed step
+// draws afresh and forgets. The next seed tells how many were drawn.
+RANKTEST_F(CommHookPowerSgd, WarmStartReusesQ) {
+  constexpr int kSteps = 5;  // 3 compressed
+  auto warm = makeState({.start_iteration = 2});
+  auto cold = makeState({.start_iteration = 2, .warm_start = false});
+  const auto warm_run = train(warm, kSteps);
+  const auto cold_run = train(cold, kSteps);
+  EXPECT_TRUE(warm->lowRankMemory(0).second.defined());
+  EXPECT_FALSE(cold->lowRankMemory(0).second.defined());
+  EXPECT_EQ(warm->nextSeed(), 398764591u);  // numpy's second draw
+  EXPECT_EQ(cold->nextSeed(), 404868288u);  // numpy's fourth draw
+  EXPECT_GT(distance(warm_run, cold_run), 0);
+}
+
+// Compression rate so high nothing qualifies: exactly the allreduce hook
+// (dividing after the sum is exact at powers of two).
+RANKTEST_F(CommHookPowerSgd, NothingCompressedEqualsAllreduce,
+           ranktest::worldSizes({2, 4})) {
+  constexpr int kSteps = 4;
+  auto state = makeState({.start_iteration = 0,
+                          .min_compression_rate = 1e6,
+                          .use_error_feedback = false,
+                          .warm_start = false});
+  const auto powersgd = train(state, kSteps);
+  const auto allreduce = hookparity::trainMlp(
+      pg(), rank(), kSteps, kLearningRate,
+      [](auto group) { return distalgo::hooks::allreduceHook(group); });
+  for (std::size_t i = 0; i < allreduce.parameters.size(); ++i) {
+    EXPECT_TRUE(at::equal(powersgd.parameters[i], allreduce.parameters[i]))
+        << "parameter " << i;
+  }
+  EXPECT_EQ(state->compressionStats().rate, 1);
+}
+
+// PyTorch 1.13's batched hook fails once compression starts; this one
+// trains, and every rank ends with the same parameters.
+RANKTEST_F(CommHookPowerSgd, CompressedTrainingAgreesOnEveryRank,
+           ranktest::worldSizes({2, 3, 4})) {
+  for (const bool batched : {false, true}) {
+    auto state =
+        makeState({.matrix_approximation_rank = 2, .start_iteration = 2});
+    const auto run = train(state, 18, batched);
+    EXPECT_TRUE(sameOnEveryRank(run.parameters))
+        << (batched ? "batched" : "layer-wise");
+    EXPECT_LT(run.losses.back(), run.losses.front());
+  }
+}
+
+// Stacking gradients of one shape into one batched product changes nothing
+// (Q has under 16 elements, where randn draws one by one, so the draws
+// agree too).
+RANKTEST_F(CommHookPowerSgd, BatchingSameShapesMatchesOneByOne) {
+  const std::vector<std::vector<std::int64_t>> shapes = {{6, 5}, {6}, {6, 5}};
+  std::vector<at::Tensor> results;
+  for (const bool batch : {false, true}) {
+    auto state = makeState({.start_iteration = 0,
+                            .min_compression_rate = 1,
+                            .use_error_feedback = false,
+                            .warm_start = false,
+                            .batch_tensors_with_same_shape = batch});
+    auto hook = distalgo::hooks::powerSgdHook(state);
+    hooktest::SyntheticBucket bucket(
+        (at::arange(66, at::kFloat) * (0.3 + rank())).sin(), shapes);
+    const auto future = hook(bucket.bucket());
+    future->wait();
+    results.push_back(distalgo::ddp::firstTensorOf(future->value()).clone());
+  }
+  EXPECT_TRUE(at::allclose(results[0], results[1], 1e-5, 1e-6))
+      << (results[0] - results[1]).abs().max();
+  const at::Tensor input = (at::arange(66, at::kFloat) * (0.3 + rank())).sin();
+  EXPECT_FALSE(at::allclose(results[0], input)) << "nothing was compressed";
+}
+
+}  // namespace
