@@ -1,0 +1,52 @@
+#include "ddp_step/hooks.h"
+
+#include "distalgo/hooks/default_hooks.h"
+#include "distalgo/hooks/fp16_compress.h"
+
+namespace ddp_step {
+namespace {
+
+using distalgo::ddp::CommHook;
+
+// A row for a C++ hook made from the group by `make`.
+HookRow custom(std::string name, std::function<CommHook(const Group&)> make) {
+  return {name, [name, make](Ddp& ddp, const Group& group) {
+            ddp.registerCommHook(make(group), name);
+          }};
+}
+
+// A row for one of c10d's built-in hooks.
+HookRow builtin(std::string name, c10d::BuiltinCommHookType type) {
+  return {std::move(name), [type](Ddp& ddp, const Group&) {
+            ddp.registerBuiltinCommHook(type);
+          }};
+}
+
+}  // namespace
+
+const std::vector<HookRow>& hookRows() {
+  namespace hooks = distalgo::hooks;
+  static const std::vector<HookRow> rows = {
+      {"reference", nullptr},
+      builtin("builtin_allreduce", c10d::BuiltinCommHookType::ALLREDUCE),
+      custom("allreduce",
+             [](const Group& g) { return hooks::allreduceHook(g); }),
+      custom("fp16_compress",
+             [](const Group& g) { return hooks::fp16CompressHook(g); }),
+      custom("fp16_wrapper(allreduce)",
+             [](const Group& g) {
+               return hooks::fp16CompressWrapper(hooks::allreduceHook(g));
+             }),
+      custom("noop", [](const Group&) { return hooks::noopHook(); }),
+  };
+  return rows;
+}
+
+const HookRow* findHook(const std::string& name) {
+  for (const HookRow& row : hookRows()) {
+    if (row.name == name) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace ddp_step
