@@ -90,7 +90,10 @@ HOOKS = {
     "quantization_per_tensor": QUANTIZATION_NEEDS_CUDA,
     "quantization_per_channel": QUANTIZATION_NEEDS_CUDA,
     "powersgd(rank=1)": (_powersgd(powersgd.powerSGD_hook), None),
-    "batched_powersgd(rank=1)": (_powersgd(powersgd.batched_powerSGD_hook), None),
+    # Raises AssertionError in _orthogonalize once compression starts.
+    "batched_powersgd(rank=1)": ("not available: PyTorch 1.13's batched "
+                                 "PowerSGD hook fails past its start "
+                                 "iteration"),
 }
 
 

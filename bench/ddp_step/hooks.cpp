@@ -1,7 +1,12 @@
 #include "ddp_step/hooks.h"
 
+#include <memory>
+
+#include "distalgo/hooks/bf16_compress.h"
 #include "distalgo/hooks/default_hooks.h"
 #include "distalgo/hooks/fp16_compress.h"
+#include "distalgo/hooks/powersgd.h"
+#include "distalgo/hooks/quantization.h"
 
 namespace ddp_step {
 namespace {
@@ -22,6 +27,17 @@ HookRow builtin(std::string name, c10d::BuiltinCommHookType type) {
           }};
 }
 
+// PowerSGD of rank 1 from the third iteration, as on the Python side.
+std::function<CommHook(const Group&)> powerSgd(bool batched) {
+  return [batched](const Group& g) {
+    auto state = std::make_shared<distalgo::hooks::PowerSgdState>(
+        g, distalgo::hooks::PowerSgdOptions{.matrix_approximation_rank = 1,
+                                            .start_iteration = 2});
+    return batched ? distalgo::hooks::batchedPowerSgdHook(state)
+                   : distalgo::hooks::powerSgdHook(state);
+  };
+}
+
 }  // namespace
 
 const std::vector<HookRow>& hookRows() {
@@ -38,6 +54,20 @@ const std::vector<HookRow>& hookRows() {
                return hooks::fp16CompressWrapper(hooks::allreduceHook(g));
              }),
       custom("noop", [](const Group&) { return hooks::noopHook(); }),
+      custom("bf16_compress",
+             [](const Group& g) { return hooks::bf16CompressHook(g); }),
+      custom("bf16_wrapper(allreduce)",
+             [](const Group& g) {
+               return hooks::bf16CompressWrapper(hooks::allreduceHook(g));
+             }),
+      custom(
+          "quantization_per_tensor",
+          [](const Group& g) { return hooks::quantizationPerTensorHook(g); }),
+      custom(
+          "quantization_per_channel",
+          [](const Group& g) { return hooks::quantizationPerChannelHook(g); }),
+      custom("powersgd(rank=1)", powerSgd(false)),
+      custom("batched_powersgd(rank=1)", powerSgd(true)),
   };
   return rows;
 }
