@@ -1,22 +1,13 @@
 #pragma once
 
-// Order statistics of a cell's samples: medians and quantiles rather than
-// means, since a test's time has a long tail (scheduling on a small machine,
-// 10 ms polling steps).
+// The shared order statistics (bench/common), under this benchmark's names.
 
-#include <optional>
-#include <vector>
+#include "bench_common/stats.h"
 
 namespace harness_overhead {
 
-struct Stats {
-  int n = 0;
-  double median = 0, min = 0, p25 = 0, p75 = 0, p90 = 0, max = 0;
-};
-
-// All zero (n == 0) for no values.
-Stats stats(std::vector<double> values);
-// Nothing for no values.
-std::optional<double> median(std::vector<double> values);
+using bench_common::median;
+using bench_common::Stats;
+using bench_common::stats;
 
 }  // namespace harness_overhead

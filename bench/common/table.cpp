@@ -1,11 +1,11 @@
-#include "harness_overhead/table.h"
+#include "bench_common/table.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
-namespace harness_overhead {
+namespace bench_common {
 namespace {
 
 // UTF-8 aware enough for the dashes and arrows the tables hold: counts the
@@ -86,4 +86,4 @@ std::string ratio(const std::optional<double>& a,
   return text;
 }
 
-}  // namespace harness_overhead
+}  // namespace bench_common

@@ -1,4 +1,4 @@
-#include "harness_overhead/machine.h"
+#include "bench_common/machine.h"
 
 #include <sched.h>
 #include <sys/resource.h>
@@ -7,15 +7,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <sstream>
 
-#include "harness_overhead/clocks.h"
-
-namespace harness_overhead {
+namespace bench_common {
 namespace {
+
+std::int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 std::string readFirstLine(const std::string& path) {
   std::ifstream in(path);
@@ -72,7 +77,7 @@ CpuClock readCpuClock() {
 }
 
 std::string foreignCpu(const CpuClock& start, const CpuClock& end, long cpus) {
-  const double wall = toMs(end.wall_ns - start.wall_ns) / 1000;
+  const double wall = static_cast<double>(end.wall_ns - start.wall_ns) / 1e9;
   const double foreign =
       std::max(0.0, (end.machine_busy_s - start.machine_busy_s) -
                         (end.own_s - start.own_s));
@@ -95,4 +100,4 @@ std::string utcNow() {
   return text;
 }
 
-}  // namespace harness_overhead
+}  // namespace bench_common

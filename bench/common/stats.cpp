@@ -1,9 +1,9 @@
-#include "harness_overhead/stats.h"
+#include "bench_common/stats.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace harness_overhead {
+namespace bench_common {
 namespace {
 
 // Linear interpolation between closest ranks.
@@ -26,6 +26,7 @@ Stats stats(std::vector<double> values) {
   s.min = values.front();
   s.max = values.back();
   s.median = quantile(values, 0.5);
+  s.p10 = quantile(values, 0.1);
   s.p25 = quantile(values, 0.25);
   s.p75 = quantile(values, 0.75);
   s.p90 = quantile(values, 0.9);
@@ -37,4 +38,4 @@ std::optional<double> median(std::vector<double> values) {
   return stats(std::move(values)).median;
 }
 
-}  // namespace harness_overhead
+}  // namespace bench_common
