@@ -1,6 +1,7 @@
 #include "distalgo/ddp/internal/ddp_core.h"
 
 #include <ATen/core/grad_mode.h>
+#include <ATen/ops/full.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 
 #include "distalgo/ddp/internal/delay_all_reduce_sink.h"
 #include "distalgo/ddp/internal/parameter_check.h"
+#include "distalgo/join/join.h"
 
 namespace distalgo::ddp::internal {
 namespace {
@@ -56,7 +58,7 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
     at::NoGradGuard no_grad;
     std::vector<at::Tensor> state = parameters_;
     for (const auto& buffer : module_->buffers()) state.push_back(buffer);
-    broadcastFromRankZero(state);
+    broadcastFrom(0, state);
   }
 
   const auto bucket_cap_bytes =
@@ -80,9 +82,10 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
   if (options_.static_graph) reducer_->set_static_graph();
 }
 
-void DdpCore::broadcastFromRankZero(const std::vector<at::Tensor>& tensors) {
+void DdpCore::broadcastFrom(int source,
+                            const std::vector<at::Tensor>& tensors) {
   if (tensors.empty()) return;
-  c10d::broadcast_coalesced(pg_, tensors, kBroadcastBucketBytes, 0);
+  c10d::broadcast_coalesced(pg_, tensors, kBroadcastBucketBytes, source);
 }
 
 void DdpCore::claimHookSlot(const std::string& name) {
@@ -123,20 +126,30 @@ bool DdpCore::reducing() const {
   return at::GradMode::is_enabled() && sync_enabled_;
 }
 
-void DdpCore::syncBuffers() {
+void DdpCore::syncBuffers(int source) {
   // Collected again each time, as PyTorch does, in case a module replaced a
   // buffer since the last forward.
   std::vector<at::Tensor> buffers;
   for (const auto& buffer : module_->buffers()) buffers.push_back(buffer);
   at::NoGradGuard no_grad;
-  broadcastFromRankZero(buffers);
+  broadcastFrom(source, buffers);
 }
 
-void DdpCore::beforeForward() {
+bool DdpCore::syncsBuffersBeforeForward() const {
+  return options_.broadcast_buffers && require_forward_param_sync_ &&
+         !module_->buffers().empty();
+}
+
+void DdpCore::beforeForward(join::Joinable& self) {
   if (reducing()) {
     checkPreviousBackwardRan();
     ++num_iterations_;
     reducer_->prepare_for_forward();
+  }
+  // Tells a Join that this rank still trains; the reducer then divides by
+  // the number of ranks that do (unless by the initial world size).
+  if (auto work = join::Join::notifyJoinContext(self)) {
+    reducer_->set_forward_pass_work_handle(work, divide_by_initial_world_size_);
   }
   try {
     // Also where the reducer notices that the last backward did not reduce
@@ -147,7 +160,19 @@ void DdpCore::beforeForward() {
                              std::to_string(pg_->getRank()) + ": " +
                              error.what_without_backtrace());
   }
-  if (options_.broadcast_buffers && require_forward_param_sync_) syncBuffers();
+  const bool joining = self.joinConfig().enable;
+  if (syncsBuffersBeforeForward()) {
+    // Rank 0 may have joined and hold stale buffers: under a Join the
+    // highest rank still training is the source.
+    syncBuffers(joining ? findCommonRank(true) : 0);
+  }
+  if (joining) {
+    // Tells joined ranks whether this iteration's backward reduces; they
+    // wait on it, this rank need not.
+    std::vector<at::Tensor> requires_sync{at::full(
+        {1}, reducing() ? 1.0 : 0.0, at::TensorOptions().device(device()))};
+    pg_->allreduce(requires_sync);
+  }
 }
 
 void DdpCore::watchForBackward(const std::vector<at::Tensor>& outputs) {

@@ -22,6 +22,7 @@
 #include "distalgo/ddp/comm_hook.h"
 #include "distalgo/ddp/ddp_options.h"
 #include "distalgo/ddp/internal/ddp_core.h"
+#include "distalgo/join/join.h"
 
 namespace distalgo::ddp {
 
@@ -30,8 +31,17 @@ namespace distalgo::ddp {
 // gradient_as_bucket_view makes of them: call this instead.
 void zeroGradients(torch::nn::Module& module);
 
+// Join argument read by DDP's join hook: under a Join, divide the reduced
+// gradients by the initial world size (true, the default) or by the number of
+// ranks still training (false).
+inline constexpr join::JoinArg<bool> kDivideByInitialWorldSize{
+    "divide_by_initial_world_size", true};
+
+// A Joinable: under a distalgo::join::Join, ranks that ran out of inputs
+// shadow the others' collectives, and all end with the model of the
+// highest-ranked last joiner.
 template <typename ModuleHolder>
-class DistributedDataParallel {
+class DistributedDataParallel : public join::Joinable {
  public:
   // Checks that every rank holds the same parameters, broadcasts parameters
   // and buffers from rank 0 and builds the reducer. Collective: every rank of
@@ -41,11 +51,14 @@ class DistributedDataParallel {
                           DdpOptions options = {})
       : module_(std::move(module)),
         core_(module_.ptr(), std::move(pg), options) {}
+  // The reducer's hooks and a Join refer to this object: it stays in place.
+  DistributedDataParallel(const DistributedDataParallel&) = delete;
+  DistributedDataParallel& operator=(const DistributedDataParallel&) = delete;
 
   // Runs the module's forward; the next backward reduces the gradients.
   template <typename... Args>
   auto forward(Args&&... args) {
-    core_.beforeForward();
+    core_.beforeForward(*this);
     auto output = module_->forward(std::forward<Args>(args)...);
     replaceTensors(output, core_.afterForward(tensorsOf(output)));
     return output;
@@ -81,6 +94,25 @@ class DistributedDataParallel {
 
   ModuleHolder& module() { return module_; }
   c10d::Reducer& reducer() { return core_.reducer(); }
+
+  // PyTorch's ddp.join(): a Join over this DDP alone.
+  join::Join join(bool divide_by_initial_world_size = true,
+                  join::JoinOptions options = {}) {
+    return join::Join({this}, options,
+                      join::JoinArgs().set(kDivideByInitialWorldSize,
+                                           divide_by_initial_world_size));
+  }
+  // The rank whose model every rank took when the last Join finished.
+  int authoritativeRank() const { return core_.authoritativeRank(); }
+
+  std::unique_ptr<join::JoinHook> joinHook(
+      const join::JoinArgs& args) override {
+    return core_.makeJoinHook(args);
+  }
+  c10::Device joinDevice() const override { return core_.device(); }
+  c10::intrusive_ptr<c10d::ProcessGroup> joinProcessGroup() const override {
+    return core_.processGroup();
+  }
 
  private:
   static std::vector<at::Tensor> tensorsOf(const at::Tensor& t) { return {t}; }

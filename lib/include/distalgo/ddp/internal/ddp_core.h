@@ -13,6 +13,7 @@
 
 #include "distalgo/ddp/comm_hook.h"
 #include "distalgo/ddp/ddp_options.h"
+#include "distalgo/join/joinable.h"
 
 namespace distalgo::ddp::internal {
 
@@ -21,8 +22,9 @@ class DdpCore {
   DdpCore(std::shared_ptr<torch::nn::Module> module,
           c10::intrusive_ptr<c10d::ProcessGroup> pg, DdpOptions options);
 
-  // Before the module's forward: bucket rebuild and buffer broadcast.
-  void beforeForward();
+  // Before the module's forward: the join heartbeat (through `self`, the
+  // DDP as a Joinable), bucket rebuild and buffer broadcast.
+  void beforeForward(join::Joinable& self);
   // After it: tells the reducer which outputs backward will start from.
   // Returns the tensors to hand to the caller in place of `outputs`, which
   // pass through an identity autograd node where the reducer needs one (as
@@ -36,14 +38,30 @@ class DdpCore {
   bool syncEnabled() const { return sync_enabled_; }
   void setSyncEnabled(bool enabled) { sync_enabled_ = enabled; }
 
+  // Join support (ddp_join.cpp). The hook shadows one training iteration on
+  // a joined rank, and at the end gives every rank the model of the
+  // highest-ranked last joiner.
+  std::unique_ptr<join::JoinHook> makeJoinHook(const join::JoinArgs& args);
+  void shadowIteration();
+  void syncFinalModel(bool is_last_joiner);
+  // The rank whose model every rank took at the end of the last Join.
+  int authoritativeRank() const { return authoritative_rank_; }
+  c10::Device device() const { return parameters_.front().device(); }
+
   c10d::Reducer& reducer() { return *reducer_; }
   const c10::intrusive_ptr<c10d::ProcessGroup>& processGroup() const {
     return pg_;
   }
 
  private:
-  void broadcastFromRankZero(const std::vector<at::Tensor>& tensors);
-  void syncBuffers();
+  void broadcastFrom(int source, const std::vector<at::Tensor>& tensors);
+  // broadcast_buffers is on, the last forward reduced, and there are some.
+  bool syncsBuffersBeforeForward() const;
+  // Broadcasts the module's buffers from `source`.
+  void syncBuffers(int source);
+  // The largest rank for which `consider` holds (an allreduce MAX; -1 when
+  // it holds nowhere).
+  int findCommonRank(bool consider);
   // Grad mode on and not under noSync: this forward's backward reduces.
   bool reducing() const;
   void claimHookSlot(const std::string& name);
@@ -66,6 +84,10 @@ class DdpCore {
   // only then (PyTorch's require_forward_param_sync).
   bool require_forward_param_sync_ = true;
   std::string hook_name_;  // of the registered hook; empty: none
+  // Join: divide gradients by the initial world size (true) or by the ranks
+  // still training (false), and the rank the final model came from.
+  bool divide_by_initial_world_size_ = true;
+  int authoritative_rank_ = 0;
 };
 
 }  // namespace distalgo::ddp::internal

@@ -1,0 +1,93 @@
+// DistributedDataParallel as a Joinable: what a rank that ran out of inputs
+// does in place of each training iteration of the others, and the final
+// model sync (PyTorch's _DDPJoinHook).
+
+#include <ATen/ops/full.h>
+#include <ATen/ops/zeros.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "distalgo/ddp/distributed_data_parallel.h"
+#include "distalgo/ddp/internal/ddp_core.h"
+
+namespace distalgo::ddp::internal {
+namespace {
+
+class DdpJoinHook : public join::JoinHook {
+ public:
+  explicit DdpJoinHook(DdpCore& core) : core_(core) {}
+  void mainHook() override { core_.shadowIteration(); }
+  void postHook(bool is_last_joiner) override {
+    core_.syncFinalModel(is_last_joiner);
+  }
+
+ private:
+  DdpCore& core_;
+};
+
+void wait(const c10::intrusive_ptr<c10d::Work>& work) { work->wait(); }
+
+}  // namespace
+
+std::unique_ptr<join::JoinHook> DdpCore::makeJoinHook(
+    const join::JoinArgs& args) {
+  divide_by_initial_world_size_ = args.get(kDivideByInitialWorldSize);
+  return std::make_unique<DdpJoinHook>(*this);
+}
+
+int DdpCore::findCommonRank(bool consider) {
+  std::vector<at::Tensor> rank{
+      at::full({1}, consider ? pg_->getRank() : -1,
+               at::TensorOptions().device(device()).dtype(at::kLong))};
+  wait(pg_->allreduce(rank, c10d::AllreduceOptions{c10d::ReduceOp::MAX}));
+  return static_cast<int>(rank[0].item<int64_t>());
+}
+
+// Every collective of one training iteration, in the order a training rank
+// issues them, with zeros for this rank's part.
+void DdpCore::shadowIteration() {
+  // The one-time bucket rebuild broadcasts, if the others rebuild now.
+  reducer_->rebuild_buckets();
+  if (syncsBuffersBeforeForward()) syncBuffers(findCommonRank(false));
+  // Does this iteration's backward reduce on the training ranks?
+  std::vector<at::Tensor> requires_sync{
+      at::zeros({1}, at::TensorOptions().device(device()))};
+  wait(pg_->allreduce(requires_sync));
+  const bool reduces = requires_sync[0].item<float>() != 0;
+  // The next shadowed forward syncs buffers only after a reducing one.
+  require_forward_param_sync_ = reduces;
+  if (!reduces) return;
+  // One zero bucket per real one, through the registered hook (or the
+  // default allreduce), in the reducer's bucket order.
+  std::vector<c10::intrusive_ptr<c10::ivalue::Future>> futures;
+  for (auto& bucket :
+       reducer_->get_grad_buckets(/*return_zero_tensors=*/true)) {
+    futures.push_back(reducer_->run_comm_hook(bucket));
+  }
+  for (auto& future : futures) {
+    future->wait();
+    if (future->hasError()) future->value();  // rethrows the error
+  }
+  if (options_.find_unused_parameters) {
+    std::vector<at::Tensor> used{reducer_->get_local_used_map_on_device()};
+    wait(pg_->allreduce(used));
+  }
+  reducer_->push_rebuilt_params_for_all_indices();
+}
+
+void DdpCore::syncFinalModel(bool is_last_joiner) {
+  const int source = findCommonRank(is_last_joiner);
+  if (source < 0) {
+    throw std::logic_error(
+        "distalgo::DistributedDataParallel: no rank joined last; the join "
+        "loop is broken");
+  }
+  authoritative_rank_ = source;
+  std::vector<at::Tensor> state = parameters_;
+  for (const auto& buffer : module_->buffers()) state.push_back(buffer);
+  at::NoGradGuard no_grad;
+  broadcastFrom(source, state);
+}
+
+}  // namespace distalgo::ddp::internal
