@@ -1,0 +1,140 @@
+// DDP under Join beyond parity: a disabled Join costs nothing, early
+// termination throws on every rank, a rank may join before its first
+// iteration, and an exception in the loop propagates.
+
+#include <ATen/ATen.h>
+#include <gmock/gmock.h>
+#include <torch/nn/functional/loss.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "distalgo/ddp/distributed_data_parallel.h"
+#include "fixtures/models.h"
+#include "fixtures/rank_data.h"
+#include "fixtures/replay.h"
+#include "fixtures/training.h"
+#include "ranktest/ranktest.h"
+
+namespace join_suite {
+namespace {
+
+using distalgo::ddp::DistributedDataParallel;
+using testing::HasSubstr;
+
+constexpr double kLearningRate = 0.1;
+
+class JoinDdpBehaviour : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2, 3}}; }
+
+ protected:
+  static at::Tensor loss(DistributedDataParallel<torch::nn::Sequential>& ddp,
+                         int step, int rank) {
+    const auto b = fixtures::rankBatch(step, rank, 5, fixtures::kMlpInputs,
+                                       fixtures::kMlpOutputs);
+    return torch::nn::functional::mse_loss(ddp.forward(b.input), b.target);
+  }
+
+  // What this rank sends, per collective, training `inputs` steps with DDP,
+  // inside a Join with `enable` (none: no Join).
+  std::map<std::string, ranktest::Traffic> trafficOf(std::optional<bool> enable,
+                                                     int inputs) {
+    auto counting = c10::make_intrusive<ranktest::CountingProcessGroup>(pg());
+    auto model = fixtures::makeMlp(/*seed=*/1);
+    DistributedDataParallel ddp(model, counting);
+    std::optional<distalgo::join::Join> join;
+    if (enable)
+      join.emplace(std::vector<distalgo::join::Joinable*>{&ddp},
+                   distalgo::join::JoinOptions{.enable = *enable});
+    fixtures::sgdSteps(model->parameters(), inputs, kLearningRate,
+                       [&](int step) { return loss(ddp, step, rank()); });
+    if (join) join->finish();
+    return counting->allTraffic();
+  }
+};
+
+RANKTEST_F(JoinDdpBehaviour, DisabledJoinSendsExactlyWhatDdpAloneSends) {
+  constexpr int kEvenInputs = 3;
+  const auto alone = trafficOf(std::nullopt, kEvenInputs);
+  const auto disabled = trafficOf(false, kEvenInputs);
+  const auto enabled = trafficOf(true, kEvenInputs);
+  ASSERT_EQ(disabled.size(), alone.size());
+  for (const auto& [collective, traffic] : alone) {
+    EXPECT_EQ(disabled.at(collective).calls, traffic.calls) << collective;
+    EXPECT_EQ(disabled.at(collective).bytes, traffic.bytes) << collective;
+  }
+  // Enabled: per input a heartbeat and a "backward reduces" flag; then the
+  // loop's count, the last joiner's rank and the final broadcast.
+  EXPECT_EQ(enabled.at("allreduce").calls,
+            alone.at("allreduce").calls + 2 * kEvenInputs + 2);
+}
+
+RANKTEST_F(JoinDdpBehaviour, EarlyTerminationThrowsOnEveryRank) {
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  DistributedDataParallel ddp(model, pg());
+  const int inputs = rank() == 0 ? 2 : 4;
+  try {
+    auto join = ddp.join(true, {.throw_on_early_termination = true});
+    fixtures::sgdSteps(model->parameters(), inputs, kLearningRate,
+                       [&](int step) { return loss(ddp, step, rank()); });
+    join.finish();
+    ADD_FAILURE() << "rank " << rank() << " did not throw";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(),
+                HasSubstr(rank() == 0 ? "Rank 0 exhausted all inputs."
+                                      : "Detected at least one rank that "
+                                        "exhausted inputs."));
+  }
+}
+
+RANKTEST_F(JoinDdpBehaviour, RankWithoutInputsJoinsBeforeItsFirstIteration) {
+  std::vector<int> inputs(worldSize(), 3);
+  inputs[0] = 0;
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  DistributedDataParallel ddp(model, pg());
+  auto join = ddp.join();
+  fixtures::sgdSteps(model->parameters(), inputs[rank()], kLearningRate,
+                     [&](int step) { return loss(ddp, step, rank()); });
+  join.finish();
+
+  auto expected = fixtures::makeMlp(/*seed=*/1);
+  fixtures::replayDataParallel(*expected,
+                               {.world_size = worldSize(),
+                                .learning_rate = kLearningRate,
+                                .inputs = inputs},
+                               [&](int step, int r) {
+                                 const auto b = fixtures::rankBatch(
+                                     step, r, 5, fixtures::kMlpInputs,
+                                     fixtures::kMlpOutputs);
+                                 return torch::nn::functional::mse_loss(
+                                     expected->forward(b.input), b.target);
+                               });
+  const auto actual = model->parameters();
+  const auto want = expected->parameters();
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    EXPECT_TRUE(at::allclose(actual[i], want[i], 1e-5, 1e-6))
+        << "parameter " << i;
+  }
+  EXPECT_EQ(ddp.authoritativeRank(), worldSize() - 1);
+}
+
+RANKTEST_F(JoinDdpBehaviour, ExceptionInTheLoopPropagatesThroughTheJoin) {
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  DistributedDataParallel ddp(model, pg());
+  try {
+    distalgo::join::Join::run({&ddp}, {}, {}, [&] {
+      loss(ddp, 0, rank()).backward();
+      // Every rank fails alike: an input of the wrong width.
+      ddp.forward(at::ones({2, fixtures::kMlpInputs + 1}));
+    });
+    ADD_FAILURE() << "the exception was swallowed";
+  } catch (const c10::Error& error) {
+    EXPECT_THAT(error.what_without_backtrace(), HasSubstr("mat1 and mat2"));
+  }
+  EXPECT_FALSE(ddp.joinConfig().enable);
+}
+
+}  // namespace
+}  // namespace join_suite
