@@ -17,3 +17,15 @@ function(ranktest_add_suite feature)
     DISCOVERY_TIMEOUT 60
     PROPERTIES LABELS ${feature})
 endfunction()
+
+# ranktest_add_inner_binary(<name> SOURCES <files...> [LIBRARIES <targets...>])
+# A test binary whose tests misbehave on purpose (hang, crash, mismatch), not
+# registered with ctest: a suite runs it and checks what its parent reported.
+function(ranktest_add_inner_binary name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ranktest::main ranktest::ranktest
+                                        ${ARG_LIBRARIES})
+  set_target_properties(${name} PROPERTIES ENABLE_EXPORTS ON)
+  target_precompile_headers(${name} REUSE_FROM ranktest_pch)
+endfunction()

@@ -6,6 +6,7 @@
 #include "distalgo/hooks/default_hooks.h"
 #include "distalgo/hooks/internal/forked_cpu_rng.h"
 #include "distalgo/hooks/internal/orthogonalize.h"
+#include "distalgo/hooks/internal/powersgd_warmup.h"
 #include "distalgo/hooks/internal/reduced_future.h"
 #include "distalgo/hooks/powersgd.h"
 
@@ -101,15 +102,7 @@ c10::intrusive_ptr<Future> compress(std::shared_ptr<PowerSgdState> state,
 }  // namespace
 
 ddp::CommHook batchedPowerSgdHook(std::shared_ptr<PowerSgdState> state) {
-  ddp::CommHook allreduce = allreduceHook(state->processGroup());
-  return [state = std::move(state),
-          allreduce = std::move(allreduce)](ddp::GradBucket& bucket) {
-    if (!state->compressing()) {
-      state->maybeIncreaseIteration(bucket.isLast());
-      return allreduce(bucket);
-    }
-    return compress(state, bucket);
-  };
+  return internal::allreduceUntilStart(std::move(state), &compress);
 }
 
 }  // namespace distalgo::hooks
