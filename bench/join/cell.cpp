@@ -140,8 +140,8 @@ void runUnevenRank(const CellSpec& spec, int rank,
   }
   for (std::size_t i = 0; i < slowest.size(); ++i) {
     const bool after = static_cast<int>(i % spec.steps_uneven) >= spec.early;
-    file << "train\t" << keyOf(spec) << "\t" << (after ? "after" : "before")
-         << "\t" << slowest[i] << "\n";
+    file << "train\t" << keyOf(spec) << "\t" << i / spec.steps_uneven << "\t"
+         << (after ? "after" : "before") << "\t" << slowest[i] << "\n";
   }
   flush(file, out);
 }

@@ -15,12 +15,12 @@ struct CellSpec {
 
   // Even inputs: `steps` timed steps per mode, in blocks of `block` steps;
   // each round runs one block of every mode, the order rotating by round.
-  int steps = 200;
+  int steps = 600;
   int block = 20;
 
   // Uneven inputs, `repeats` Joins one after another: rank 0 trains
   // `early` steps and joins, the others train `steps_uneven`.
-  int repeats = 10;
+  int repeats = 20;
   int early = 10;
   int steps_uneven = 30;
 };

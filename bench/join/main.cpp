@@ -7,8 +7,8 @@
 //
 //   bench_join --bench_cell=MODEL,WORLD_SIZE --bench_kind=even|uneven
 //       --bench_out=FILE [--bench_warmup=10] [--bench_rows=32]
-//       [--bench_steps=200] [--bench_block=20]           (even)
-//       [--bench_repeats=10] [--bench_early=10] [--bench_steps_uneven=30]
+//       [--bench_steps=600] [--bench_block=20]           (even)
+//       [--bench_repeats=20] [--bench_early=10] [--bench_steps_uneven=30]
 //                                                        (uneven)
 //       one cell: forks the ranks, appends its lines to FILE (report.h)
 //   bench_join --bench_report=FILE [--bench_markdown=FILE]

@@ -31,6 +31,9 @@ struct Cell {
   std::array<std::map<int, std::vector<double>>, 3> rounds;
   // Uneven inputs.
   std::vector<double> shadow, before, after;
+  // Per Join: the training ranks' steps after rank 0 joined, summed.
+  std::map<int, double> after_sum;
+  std::map<int, int> after_count;
   std::string failed_even, failed_uneven;
 };
 
@@ -68,13 +71,29 @@ std::vector<Cell> readSamples(const std::string& path) {
       c.rounds[modeIndex(f[3])][std::stoi(f[4])].push_back(std::stod(f[5]));
     } else if (f[0] == "shadow") {
       c.shadow.push_back(std::stod(f[3]));
-    } else if (f[0] == "train" && f.size() >= 5) {
-      (f[3] == "after" ? c.after : c.before).push_back(std::stod(f[4]));
+    } else if (f[0] == "train" && f.size() >= 6) {
+      const double us = std::stod(f[5]);
+      if (f[4] == "after") {
+        c.after.push_back(us);
+        c.after_sum[std::stoi(f[3])] += us;
+        ++c.after_count[std::stoi(f[3])];
+      } else {
+        c.before.push_back(us);
+      }
     } else if (f[0] == "failed" && f.size() >= 5) {
       (f[3] == "even" ? c.failed_even : c.failed_uneven) = f[4];
     }
   }
   return cells;
+}
+
+// "0.15"; "–" unless both are there.
+std::string difference(const std::optional<double>& a,
+                       const std::optional<double>& b) {
+  if (!a || !b) return "–";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f", *a - *b);
+  return text;
 }
 
 std::vector<double> all(const std::map<int, std::vector<double>>& rounds) {
@@ -117,6 +136,16 @@ std::string ratioSpread(const std::vector<double>& ratios) {
          bench_common::ratio(s.p90, 1.0);
 }
 
+// Per Join, the mean step of the training ranks after rank 0 joined: what
+// a shadowed round (a mean too) compares with.
+std::vector<double> afterMeans(const Cell& c) {
+  std::vector<double> out;
+  for (const auto& [join, sum] : c.after_sum) {
+    out.push_back(sum / c.after_count.at(join));
+  }
+  return out;
+}
+
 bool hasEven(const Cell& c) { return !all(c.rounds[0]).empty(); }
 bool hasUneven(const Cell& c) { return !c.shadow.empty(); }
 
@@ -130,12 +159,13 @@ std::optional<double> ratioOfMedians(const std::vector<double>& a,
 
 Table evenTable(const std::vector<Cell>& cells) {
   Table t({"model", "ranks", "no Join ms", "p10–p90", "Join ms", "p10–p90",
-           "Join / no Join", "per round p10–p90", "Join(enable=false) ms",
-           "p10–p90", "disabled / no Join", "per round p10–p90"});
+           "Join / no Join", "per round p10–p90", "Join − no Join ms",
+           "Join(enable=false) ms", "p10–p90", "disabled / no Join",
+           "per round p10–p90"});
   for (const Cell& c : cells) {
     if (!c.failed_even.empty()) {
       t.add({c.model, std::to_string(c.world_size), "failed", "", "", "", "",
-             "", "", "", "", ""});
+             "", "", "", "", "", ""});
       continue;
     }
     if (!hasEven(c)) continue;
@@ -143,8 +173,9 @@ Table evenTable(const std::vector<Cell>& cells) {
     t.add({c.model, std::to_string(c.world_size), bench_common::ms(medianMs(a)),
            spreadMs(a), bench_common::ms(medianMs(b)), spreadMs(b),
            bench_common::ratio(medianMs(b), medianMs(a)),
-           ratioSpread(roundRatios(c, 1)), bench_common::ms(medianMs(d)),
-           spreadMs(d), bench_common::ratio(medianMs(d), medianMs(a)),
+           ratioSpread(roundRatios(c, 1)), difference(medianMs(b), medianMs(a)),
+           bench_common::ms(medianMs(d)), spreadMs(d),
+           bench_common::ratio(medianMs(d), medianMs(a)),
            ratioSpread(roundRatios(c, 2))});
   }
   return t;
@@ -152,12 +183,12 @@ Table evenTable(const std::vector<Cell>& cells) {
 
 Table unevenTable(const std::vector<Cell>& cells) {
   Table t({"model", "ranks", "training step before ms", "p10–p90", "after ms",
-           "p10–p90", "after / before", "shadowed round ms (rank 0)", "p10–p90",
-           "shadowed / after"});
+           "p10–p90", "after / before", "after, mean per Join ms",
+           "shadowed round ms (rank 0)", "p10–p90", "shadowed / after mean"});
   for (const Cell& c : cells) {
     if (!c.failed_uneven.empty()) {
       t.add({c.model, std::to_string(c.world_size), "failed", "", "", "", "",
-             "", "", ""});
+             "", "", "", ""});
       continue;
     }
     if (!hasUneven(c)) continue;
@@ -165,8 +196,9 @@ Table unevenTable(const std::vector<Cell>& cells) {
            bench_common::ms(medianMs(c.before)), spreadMs(c.before),
            bench_common::ms(medianMs(c.after)), spreadMs(c.after),
            bench_common::ratio(medianMs(c.after), medianMs(c.before)),
+           bench_common::ms(medianMs(afterMeans(c))),
            bench_common::ms(medianMs(c.shadow)), spreadMs(c.shadow),
-           bench_common::ratio(medianMs(c.shadow), medianMs(c.after))});
+           bench_common::ratio(medianMs(c.shadow), medianMs(afterMeans(c)))});
   }
   return t;
 }
@@ -221,7 +253,8 @@ void writeMarkdown(std::ostream& md, const ReportConfig& config,
         "alike. Creating and finishing a Join lie between blocks and are not "
         "timed. Medians and 10th–90th percentiles of the steps; a ratio is "
         "that of the medians, its spread the 10th–90th percentile of the "
-        "same ratio taken per round.\n\n"
+        "same ratio taken per round; *Join − no Join* is the difference of "
+        "the medians, the time an enabled Join adds to a step.\n\n"
      << even.markdown() << "\n"
      << verdict_line << ".\n\n"
      << "## Uneven inputs: one rank joins early\n\n"
@@ -239,7 +272,11 @@ void writeMarkdown(std::ostream& md, const ReportConfig& config,
         "each waiting for the training ranks' step), the closing round and "
         "the final model sync; median and spread over the Joins. *Before* / "
         "*after*: the step time of the slowest training rank (rank 0 "
-        "excluded) in the steps before and after rank 0 joined.\n\n"
+        "excluded) in the steps before and after rank 0 joined, median and "
+        "spread over the steps; since a shadowed round is a mean, it compares "
+        "with *after, mean per Join* (the mean of those steps in each Join, "
+        "median over the Joins): a ratio near 1 means that rank 0 keeps pace "
+        "with the training ranks and slows them down by nothing.\n\n"
      << uneven.markdown() << "\n"
      << "## Run\n\n"
      << bench_common::runLines(

@@ -9,10 +9,12 @@
 //   shadow <cell> <microseconds>                 uneven inputs, one per
 //                                                Join: rank 0's finish()
 //                                                over the rounds it shadowed
-//   train  <cell> before|after <microseconds>    uneven inputs, one per step
+//   train  <cell> <join> before|after <microseconds>
+//                                                uneven inputs, one per step
 //                                                of the slowest training
 //                                                rank, before / after rank 0
-//                                                joined
+//                                                joined; <join> counts the
+//                                                Joins from 0
 //   failed <cell> even|uneven <why>              the cell's run failed
 
 #include <string>
