@@ -100,4 +100,19 @@ std::string utcNow() {
   return text;
 }
 
+std::string runLines(const std::string& command,
+                     const std::string& start_loadavg) {
+  const Machine machine = describeMachine();
+  std::ostringstream out;
+  out << "- date: " << utcNow() << "\n"
+      << "- command: `" << command << "`\n"
+      << "- machine: nproc " << machine.nproc << " (online CPUs "
+      << machine.online << "), CPU `" << machine.cpu_model << "`, "
+      << machine.kernel << "\n"
+      << "- load average (1, 5, 15 min) at the start / end: "
+      << (start_loadavg.empty() ? "?" : start_loadavg) << " / "
+      << machine.loadavg << "\n";
+  return out.str();
+}
+
 }  // namespace bench_common

@@ -5,19 +5,16 @@
 // PyTorch column, one entry under the same name in HOOKS of
 // bench/ddp_step.py).
 
-#include <torch/nn/modules/container/sequential.h>
-
 #include <functional>
 #include <string>
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <vector>
 
-#include "distalgo/ddp/distributed_data_parallel.h"
+#include "bench_common/models.h"
 
 namespace ddp_step {
 
-using Ddp = distalgo::ddp::DistributedDataParallel<torch::nn::Sequential>;
-using Group = c10::intrusive_ptr<c10d::ProcessGroup>;
+using bench_common::Ddp;
+using bench_common::Group;
 
 struct HookRow {
   // The name in the report and the key of the PyTorch side's table.

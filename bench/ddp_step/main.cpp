@@ -22,9 +22,9 @@
 #include <string>
 #include <string_view>
 
+#include "bench_common/models.h"
 #include "ddp_step/cell.h"
 #include "ddp_step/hooks.h"
-#include "ddp_step/models.h"
 #include "ddp_step/report.h"
 
 namespace {
@@ -80,7 +80,7 @@ int run(int argc, char** argv) {
     for (const auto& row : ddp_step::hookRows()) {
       std::printf("hook %s\n", row.name.c_str());
     }
-    for (const auto& row : ddp_step::modelRows()) {
+    for (const auto& row : bench_common::modelRows()) {
       std::printf("model %s\n", row.name.c_str());
     }
     return 0;

@@ -35,4 +35,9 @@ std::string foreignCpu(const CpuClock& start, const CpuClock& end, long cpus);
 // "2026-11-22 02:04:46 UTC".
 std::string utcNow();
 
+// The first lines of a results file's "Run" section, as markdown list
+// items: date (now), command, machine and load average at the start / now.
+std::string runLines(const std::string& command,
+                     const std::string& start_loadavg);
+
 }  // namespace bench_common

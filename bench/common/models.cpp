@@ -1,0 +1,66 @@
+#include "bench_common/models.h"
+
+#include <ATen/ATen.h>
+
+#include "bench_common/ranks.h"
+#include "fixtures/models.h"
+
+namespace bench_common {
+namespace {
+
+constexpr std::uint64_t kSeed = 7;
+constexpr double kLearningRate = 0.01;
+// Batches are made before timing and cycled through.
+constexpr int kDistinctBatches = 16;
+
+}  // namespace
+
+const std::vector<ModelRow>& modelRows() {
+  static const std::vector<ModelRow> rows = {
+      {"mlp", &fixtures::makeMlp, fixtures::kMlpInputs, fixtures::kMlpOutputs},
+      {"convnet", &fixtures::makeConvNet, fixtures::kMlpInputs,
+       fixtures::kMlpOutputs},
+  };
+  return rows;
+}
+
+const ModelRow* findModel(const std::string& name) {
+  for (const ModelRow& row : modelRows()) {
+    if (row.name == name) return &row;
+  }
+  return nullptr;
+}
+
+std::vector<fixtures::Batch> rankBatches(const ModelRow& model, int rank,
+                                         int rows) {
+  std::vector<fixtures::Batch> batches;
+  for (int i = 0; i < kDistinctBatches; ++i) {
+    batches.push_back(
+        fixtures::rankBatch(i, rank, rows, model.inputs, model.outputs));
+  }
+  return batches;
+}
+
+Trainer::Trainer(const ModelRow& model, const Group& group,
+                 const std::function<void(Ddp&, const Group&)>& install)
+    : ddp(model.make(kSeed), group),
+      sgd(ddp.module()->parameters(), torch::optim::SGDOptions(kLearningRate)) {
+  if (install) install(ddp, group);
+}
+
+void Trainer::steps(const std::vector<fixtures::Batch>& batches, int first,
+                    int n, std::vector<double>* us) {
+  for (int i = 0; i < n; ++i) {
+    const fixtures::Batch& b =
+        batches[static_cast<std::size_t>(first + i) % batches.size()];
+    const std::int64_t start = nowNs();
+    distalgo::ddp::zeroGradients(*ddp.module());
+    at::Tensor loss = at::mse_loss(ddp.forward(b.input), b.target);
+    loss.backward();
+    sgd.step();
+    const std::int64_t end = nowNs();
+    if (us) us->push_back(static_cast<double>(end - start) / 1e3);
+  }
+}
+
+}  // namespace bench_common
