@@ -45,6 +45,10 @@ struct UnevenCase {
   // tolerance; a lossy hook's own bound; negative: only check that all ranks
   // end equal (the replay does not model the hook).
   double tolerance = 0;
+  // Give rank r the inputs of rank W-1-r in the offset table, so that the
+  // last joiner and the order of joining change.
+  bool reversed_offsets = false;
+  int base_inputs = kBaseInputs;
 };
 
 torch::nn::Sequential makeUnused(std::uint64_t seed) {
@@ -66,7 +70,11 @@ class JoinDdp : public ranktest::DistributedTestWithParam<UnevenCase> {
                                fixtures::kMlpOutputs);
   }
 
-  int inputs() const { return inputsOf(rank(), worldSize(), kBaseInputs); }
+  int inputsOfRank(int r) const {
+    const int source = param().reversed_offsets ? worldSize() - 1 - r : r;
+    return inputsOf(source, worldSize(), param().base_inputs);
+  }
+  int inputs() const { return inputsOfRank(rank()); }
 
   // Trains this rank's inputs through DDP inside a Join.
   torch::nn::Sequential trainUnderJoin(int* authoritative_rank) {
@@ -91,7 +99,7 @@ class JoinDdp : public ranktest::DistributedTestWithParam<UnevenCase> {
     auto model = row.make(/*seed=*/1);
     std::vector<int> all_inputs;
     for (int r = 0; r < worldSize(); ++r) {
-      all_inputs.push_back(inputsOf(r, worldSize(), kBaseInputs));
+      all_inputs.push_back(inputsOfRank(r));
     }
     fixtures::replayDataParallel(
         *model,
@@ -122,8 +130,7 @@ RANKTEST_P(JoinDdp, UnevenInputsEqualTheReplay) {
   // The highest rank among those with the most inputs.
   int last_joiner = 0;
   for (int r = 0; r < worldSize(); ++r) {
-    if (inputsOf(r, worldSize(), kBaseInputs) ==
-        maxInputs(worldSize(), kBaseInputs)) {
+    if (inputsOfRank(r) == maxInputs(worldSize(), param().base_inputs)) {
       last_joiner = r;
     }
   }
@@ -180,6 +187,15 @@ constexpr double kQuantizationTolerance = 2e-3;
 
 const std::vector<UnevenCase> kUnevenCases = {
     {.name = "mlp", .make = &fixtures::makeMlp},
+    {.name = "mlp_reversed_offsets",
+     .make = &fixtures::makeMlp,
+     .reversed_offsets = true},
+    {.name = "mlp_one_input_apart",
+     .make = &fixtures::makeMlp,
+     .base_inputs = 1},
+    {.name = "batch_norm_net_reversed_offsets",
+     .make = &fixtures::makeBatchNormNet,
+     .reversed_offsets = true},
     {.name = "mlp_divide_by_training_ranks",
      .make = &fixtures::makeMlp,
      .divide_by_initial_world_size = false},
