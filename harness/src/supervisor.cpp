@@ -332,6 +332,9 @@ class Supervisor {
       if (w.resolved) continue;  // a reused worker finished meanwhile
       w.process->kill();
       w.resolved = true;
+      // It reported its outcome and was only on its way out (e.g. a rank
+      // that passed, whose leaving made another rank fail): keep it.
+      if (w.finished) continue;
       w.report.end = end;
       w.report.stopped_because = why;
     }

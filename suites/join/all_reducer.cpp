@@ -30,9 +30,11 @@ void AllReducer::allreduce(float value) {
 }
 
 double AllReducer::operator()(int num_allreduces) {
-  distalgo::join::Join::notifyJoinContext(*this);
+  // Waited on below: no heartbeat may still be in flight when a rank leaves.
+  auto heartbeat = distalgo::join::Join::notifyJoinContext(*this);
   const double before = total_;
   for (int i = 0; i < num_allreduces; ++i) allreduce(1);
+  if (heartbeat) heartbeat->wait();
   return total_ - before;
 }
 

@@ -44,10 +44,12 @@ Counter::Counter(c10::Device device, c10::intrusive_ptr<c10d::ProcessGroup> pg)
       max_count_(at::zeros({1}, device)) {}
 
 void Counter::operator()() {
-  distalgo::join::Join::notifyJoinContext(*this);
+  // Waited on below: no heartbeat may still be in flight when a rank leaves.
+  auto heartbeat = distalgo::join::Join::notifyJoinContext(*this);
   at::Tensor one = at::ones({1}, device_);
   allreduce(pg_, one);
   count_ += one;
+  if (heartbeat) heartbeat->wait();
 }
 
 std::unique_ptr<distalgo::join::JoinHook> Counter::joinHook(

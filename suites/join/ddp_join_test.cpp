@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "all_reducer.h"
 #include "distalgo/ddp/distributed_data_parallel.h"
 #include "fixtures/models.h"
 #include "fixtures/rank_data.h"
@@ -35,6 +36,29 @@ class JoinDdpBehaviour : public ranktest::DistributedTest {
     const auto b = fixtures::rankBatch(step, rank, 5, fixtures::kMlpInputs,
                                        fixtures::kMlpOutputs);
     return torch::nn::functional::mse_loss(ddp.forward(b.input), b.target);
+  }
+
+  // The model equals the single-process replay of the MLP on `inputs`.
+  void expectReplayOf(const torch::nn::Module& model,
+                      const std::vector<int>& inputs) const {
+    auto expected = fixtures::makeMlp(/*seed=*/1);
+    fixtures::replayDataParallel(*expected,
+                                 {.world_size = worldSize(),
+                                  .learning_rate = kLearningRate,
+                                  .inputs = inputs},
+                                 [&](int step, int r) {
+                                   const auto b = fixtures::rankBatch(
+                                       step, r, 5, fixtures::kMlpInputs,
+                                       fixtures::kMlpOutputs);
+                                   return torch::nn::functional::mse_loss(
+                                       expected->forward(b.input), b.target);
+                                 });
+    const auto actual = model.parameters();
+    const auto want = expected->parameters();
+    for (std::size_t i = 0; i < actual.size(); ++i) {
+      EXPECT_TRUE(at::allclose(actual[i], want[i], 1e-5, 1e-6))
+          << "parameter " << i;
+    }
   }
 
   // What this rank sends, per collective, training `inputs` steps with DDP,
@@ -65,10 +89,11 @@ RANKTEST_F(JoinDdpBehaviour, DisabledJoinSendsExactlyWhatDdpAloneSends) {
     EXPECT_EQ(disabled.at(collective).calls, traffic.calls) << collective;
     EXPECT_EQ(disabled.at(collective).bytes, traffic.bytes) << collective;
   }
-  // Enabled: per input a heartbeat and a "backward reduces" flag; then the
-  // loop's count, the last joiner's rank and the final broadcast.
+  // Enabled: per input a heartbeat, which carries the "backward reduces"
+  // flag too; then the loop's count and the last joiner's rank (and the
+  // final broadcast).
   EXPECT_EQ(enabled.at("allreduce").calls,
-            alone.at("allreduce").calls + 2 * kEvenInputs + 2);
+            alone.at("allreduce").calls + kEvenInputs + 2);
 }
 
 RANKTEST_F(JoinDdpBehaviour, EarlyTerminationThrowsOnEveryRank) {
@@ -99,25 +124,53 @@ RANKTEST_F(JoinDdpBehaviour, RankWithoutInputsJoinsBeforeItsFirstIteration) {
                      [&](int step) { return loss(ddp, step, rank()); });
   join.finish();
 
-  auto expected = fixtures::makeMlp(/*seed=*/1);
-  fixtures::replayDataParallel(*expected,
-                               {.world_size = worldSize(),
-                                .learning_rate = kLearningRate,
-                                .inputs = inputs},
-                               [&](int step, int r) {
-                                 const auto b = fixtures::rankBatch(
-                                     step, r, 5, fixtures::kMlpInputs,
-                                     fixtures::kMlpOutputs);
-                                 return torch::nn::functional::mse_loss(
-                                     expected->forward(b.input), b.target);
-                               });
-  const auto actual = model->parameters();
-  const auto want = expected->parameters();
-  for (std::size_t i = 0; i < actual.size(); ++i) {
-    EXPECT_TRUE(at::allclose(actual[i], want[i], 1e-5, 1e-6))
-        << "parameter " << i;
-  }
+  expectReplayOf(*model, inputs);
   EXPECT_EQ(ddp.authoritativeRank(), worldSize() - 1);
+}
+
+// Not the first joinable, DDP sends its own "backward reduces" flag; the
+// result is the same replay.
+RANKTEST_F(JoinDdpBehaviour, SecondJoinableSendsItsOwnFlag) {
+  std::vector<int> inputs;
+  for (int r = 0; r < worldSize(); ++r) inputs.push_back(2 + r);
+  AllReducer first("first", pg());
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  DistributedDataParallel ddp(model, pg());
+  distalgo::join::Join join({&first, &ddp});
+  fixtures::sgdSteps(model->parameters(), inputs[rank()], kLearningRate,
+                     [&](int step) {
+                       first();
+                       return loss(ddp, step, rank());
+                     });
+  join.finish();
+  expectReplayOf(*model, inputs);
+}
+
+// Every other step accumulates under noSync: joined ranks must skip those
+// (the heartbeat's flag says so) and shadow only the reducing ones, or the
+// collectives mismatch and the test times out.
+RANKTEST_F(JoinDdpBehaviour, NoSyncStepsAreNotShadowed) {
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  DistributedDataParallel ddp(model, pg());
+  auto join = ddp.join();
+  const int inputs = 4 + 2 * rank();
+  for (int step = 0; step < inputs; ++step) {
+    if (step % 2 == 0) {
+      distalgo::ddp::zeroGradients(*model);
+      auto no_sync = ddp.noSync();
+      loss(ddp, step, rank()).backward();
+    } else {
+      loss(ddp, step, rank()).backward();
+      fixtures::sgdUpdate(model->parameters(), kLearningRate);
+    }
+  }
+  join.finish();
+  EXPECT_EQ(ddp.authoritativeRank(), worldSize() - 1);
+  for (const auto& p : model->parameters()) {
+    std::vector<at::Tensor> mine{p.detach().clone()};
+    pg()->broadcast(mine)->wait();
+    EXPECT_TRUE(at::equal(mine[0], p)) << "ranks end with different models";
+  }
 }
 
 RANKTEST_F(JoinDdpBehaviour, ExceptionInTheLoopPropagatesThroughTheJoin) {

@@ -82,6 +82,15 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
   if (options_.static_graph) reducer_->set_static_graph();
 }
 
+DdpCore::~DdpCore() {
+  if (!heartbeat_) return;
+  try {
+    heartbeat_->wait();
+  } catch (const std::exception&) {
+    // The group failed; nothing is in flight any more.
+  }
+}
+
 void DdpCore::broadcastFrom(int source,
                             const std::vector<at::Tensor>& tensors) {
   if (tensors.empty()) return;
@@ -148,8 +157,12 @@ void DdpCore::beforeForward(join::Joinable& self) {
   }
   // Tells a Join that this rank still trains; the reducer then divides by
   // the number of ranks that do (unless by the initial world size).
-  if (auto work = join::Join::notifyJoinContext(self)) {
-    reducer_->set_forward_pass_work_handle(work, divide_by_initial_world_size_);
+  // As the first joinable, the heartbeat also tells joined ranks whether
+  // this step's backward reduces (PyTorch spends an allreduce on that).
+  heartbeat_ = join::Join::notifyJoinContext(self, reducing());
+  if (heartbeat_) {
+    reducer_->set_forward_pass_work_handle(heartbeat_,
+                                           divide_by_initial_world_size_);
   }
   try {
     // Also where the reducer notices that the last backward did not reduce
@@ -166,9 +179,10 @@ void DdpCore::beforeForward(join::Joinable& self) {
     // highest rank still training is the source.
     syncBuffers(joining ? findCommonRank(true) : 0);
   }
-  if (joining) {
-    // Tells joined ranks whether this iteration's backward reduces; they
-    // wait on it, this rank need not.
+  if (joining && !self.joinConfig().is_first_joinable) {
+    // Not first: no heartbeat of ours carries the flag. Tells joined ranks
+    // whether this iteration's backward reduces; they wait on it, this rank
+    // need not.
     std::vector<at::Tensor> requires_sync{at::full(
         {1}, reducing() ? 1.0 : 0.0, at::TensorOptions().device(device()))};
     pg_->allreduce(requires_sync);

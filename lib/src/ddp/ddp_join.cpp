@@ -16,14 +16,16 @@ namespace {
 
 class DdpJoinHook : public join::JoinHook {
  public:
-  explicit DdpJoinHook(DdpCore& core) : core_(core) {}
-  void mainHook() override { core_.shadowIteration(); }
+  DdpJoinHook(DdpCore& core, const join::Joinable& self)
+      : core_(core), self_(self) {}
+  void mainHook() override { core_.shadowIteration(self_); }
   void postHook(bool is_last_joiner) override {
     core_.syncFinalModel(is_last_joiner);
   }
 
  private:
   DdpCore& core_;
+  const join::Joinable& self_;
 };
 
 void wait(const c10::intrusive_ptr<c10d::Work>& work) { work->wait(); }
@@ -31,9 +33,9 @@ void wait(const c10::intrusive_ptr<c10d::Work>& work) { work->wait(); }
 }  // namespace
 
 std::unique_ptr<join::JoinHook> DdpCore::makeJoinHook(
-    const join::JoinArgs& args) {
+    const join::JoinArgs& args, join::Joinable& self) {
   divide_by_initial_world_size_ = args.get(kDivideByInitialWorldSize);
-  return std::make_unique<DdpJoinHook>(*this);
+  return std::make_unique<DdpJoinHook>(*this, self);
 }
 
 int DdpCore::findCommonRank(bool consider) {
@@ -46,15 +48,19 @@ int DdpCore::findCommonRank(bool consider) {
 
 // Every collective of one training iteration, in the order a training rank
 // issues them, with zeros for this rank's part.
-void DdpCore::shadowIteration() {
+void DdpCore::shadowIteration(const join::Joinable& self) {
   // The one-time bucket rebuild broadcasts, if the others rebuild now.
   reducer_->rebuild_buckets();
   if (syncsBuffersBeforeForward()) syncBuffers(findCommonRank(false));
-  // Does this iteration's backward reduce on the training ranks?
-  std::vector<at::Tensor> requires_sync{
-      at::zeros({1}, at::TensorOptions().device(device()))};
-  wait(pg_->allreduce(requires_sync));
-  const bool reduces = requires_sync[0].item<float>() != 0;
+  // Does this iteration's backward reduce on the training ranks? The first
+  // joinable's heartbeat said so; otherwise the training ranks tell.
+  bool reduces = self.roundStepFlags() != 0;
+  if (!self.joinConfig().is_first_joinable) {
+    std::vector<at::Tensor> requires_sync{
+        at::zeros({1}, at::TensorOptions().device(device()))};
+    wait(pg_->allreduce(requires_sync));
+    reduces = requires_sync[0].item<float>() != 0;
+  }
   // The next shadowed forward syncs buffers only after a reducing one.
   require_forward_param_sync_ = reduces;
   if (!reduces) return;

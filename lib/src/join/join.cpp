@@ -19,6 +19,35 @@ c10::intrusive_ptr<c10d::Work> allreduceAsync(
   return pg->allreduce(tensors);
 }
 
+// The heartbeat's work as the reducer (and any caller) sees it: its result
+// is the number of ranks still training, without the step flags.
+class HeartbeatWork : public c10d::Work {
+ public:
+  HeartbeatWork(c10::intrusive_ptr<c10d::Work> inner, at::Tensor heartbeat)
+      : inner_(std::move(inner)), heartbeat_(std::move(heartbeat)) {}
+  bool wait(std::chrono::milliseconds timeout) override {
+    return inner_->wait(timeout);
+  }
+  bool isCompleted() override { return inner_->isCompleted(); }
+  bool isSuccess() const override { return inner_->isSuccess(); }
+  std::exception_ptr exception() const override { return inner_->exception(); }
+  std::vector<at::Tensor> result() override { return {count()}; }
+  c10::intrusive_ptr<c10::ivalue::Future> getFuture() override {
+    return inner_->getFuture()->then(
+        [count = count()](c10::ivalue::Future& done) {
+          if (done.hasError()) done.value();  // rethrows the collective's error
+          return c10::IValue(std::vector<at::Tensor>{count});
+        },
+        c10::ListType::ofTensors());
+  }
+
+ private:
+  at::Tensor count() const { return heartbeat_.narrow(0, 0, 1); }
+
+  c10::intrusive_ptr<c10d::Work> inner_;
+  at::Tensor heartbeat_;
+};
+
 std::string joinedNames(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& name : names)
@@ -85,11 +114,12 @@ void Join::resetConfigs() {
   for (Joinable* joinable : joinables_) {
     joinable->join_config_ = {};
     joinable->joined_ = false;
+    joinable->round_step_flags_ = 0;
   }
 }
 
-at::Tensor Join::allreduceScalar(float value) {
-  at::Tensor t = at::full({1}, value, at::TensorOptions().device(device_));
+at::Tensor Join::allreduceHeartbeatShaped(float value) {
+  at::Tensor t = at::full({2}, value, at::TensorOptions().device(device_));
   allreduceAsync(pg_, t)->wait();
   return t;
 }
@@ -103,15 +133,19 @@ void Join::finish() {
   for (Joinable* joinable : joinables_) joinable->joined_ = true;
   bool is_last_joiner = true;
   for (int round = 1;; ++round) {
-    // Each rank still training answers with its heartbeat (one).
-    const float training = allreduceScalar(0).item<float>();
-    if (training == 0) break;
+    // Each rank still training answers with its heartbeat {1, step flag}.
+    const at::Tensor heartbeats = allreduceHeartbeatShaped(0);
+    if (heartbeats[0].item<float>() == 0) break;
     if (options_.throw_on_early_termination) {
       // Matches the check the training ranks run after their heartbeat.
-      allreduceScalar(1);
+      allreduceHeartbeatShaped(1);
       resetConfigs();
       throw std::runtime_error("Rank " + std::to_string(pg_->getRank()) +
                                " exhausted all inputs.");
+    }
+    for (Joinable* joinable : joinables_) {
+      joinable->round_step_flags_ =
+          static_cast<int>(heartbeats[1].item<float>());
     }
     for (auto& hook : hooks_) hook->mainHook();
     is_last_joiner = false;
@@ -126,18 +160,22 @@ void Join::finish() {
   resetConfigs();
 }
 
-c10::intrusive_ptr<c10d::Work> Join::notifyJoinContext(Joinable& joinable) {
+c10::intrusive_ptr<c10d::Work> Join::notifyJoinContext(Joinable& joinable,
+                                                       bool step_flag) {
   const JoinConfig& config = joinable.join_config_;
   if (!config.is_first_joinable || !config.enable || joinable.joined_) {
     return {};
   }
   const auto pg = joinable.joinProcessGroup();
   const auto options = at::TensorOptions().device(joinable.joinDevice());
-  auto work = allreduceAsync(pg, at::ones({1}, options));
+  at::Tensor heartbeat = at::ones({2}, options);
+  if (!step_flag) heartbeat[1].fill_(0);
+  auto work = c10::make_intrusive<HeartbeatWork>(allreduceAsync(pg, heartbeat),
+                                                 heartbeat);
   if (config.throw_on_early_termination) {
-    at::Tensor joined = at::zeros({1}, options);
+    at::Tensor joined = at::zeros({2}, options);
     allreduceAsync(pg, joined)->wait();
-    if (joined.item<float>() != 0) {
+    if (joined[0].item<float>() != 0) {
       throw std::runtime_error(
           "Detected at least one rank that exhausted inputs. Throwing across "
           "all ranks.");

@@ -107,7 +107,7 @@ class DistributedDataParallel : public join::Joinable {
 
   std::unique_ptr<join::JoinHook> joinHook(
       const join::JoinArgs& args) override {
-    return core_.makeJoinHook(args);
+    return core_.makeJoinHook(args, *this);
   }
   c10::Device joinDevice() const override { return core_.device(); }
   c10::intrusive_ptr<c10d::ProcessGroup> joinProcessGroup() const override {

@@ -60,13 +60,20 @@ class Join {
   }
 
   // Called by a joinable before its per-iteration collectives. The first
-  // enabled joinable sends the heartbeat (an async allreduce of one) and
-  // gets its work; others get none (an empty pointer). With throw_on_early_termination it
-  // also throws on every rank once any rank has joined.
-  static c10::intrusive_ptr<c10d::Work> notifyJoinContext(Joinable& joinable);
+  // enabled joinable sends the heartbeat (an async allreduce) and gets its
+  // work, whose result() is the number of ranks still training; others get
+  // none (an empty pointer). `step_flag` rides along in the same allreduce:
+  // joined ranks' hooks read how many training ranks set it this round
+  // (Joinable::roundStepFlags), so the first joinable needs no collective of
+  // its own to tell them (DDP: whether this step's backward reduces). With
+  // throw_on_early_termination it also throws on every rank once any rank
+  // has joined.
+  static c10::intrusive_ptr<c10d::Work> notifyJoinContext(
+      Joinable& joinable, bool step_flag = true);
 
  private:
-  at::Tensor allreduceScalar(float value);
+  // Allreduces {value, value}, the shape of a heartbeat, and returns it.
+  at::Tensor allreduceHeartbeatShaped(float value);
   void resetConfigs();
 
   std::vector<Joinable*> joinables_;

@@ -34,6 +34,9 @@ class Joinable {
   virtual c10::intrusive_ptr<c10d::ProcessGroup> joinProcessGroup() const = 0;
 
   const JoinConfig& joinConfig() const { return join_config_; }
+  // In a main hook: how many training ranks passed step_flag = true to
+  // Join::notifyJoinContext in the iteration being shadowed.
+  int roundStepFlags() const { return round_step_flags_; }
 
  private:
   friend class Join;
@@ -41,6 +44,7 @@ class Joinable {
   // True while this rank runs the join hooks: a hook may call code that
   // notifies (ZeRO's step does), which must then not send a heartbeat.
   bool joined_ = false;
+  int round_step_flags_ = 0;
 };
 
 }  // namespace distalgo::join

@@ -21,6 +21,9 @@ class DdpCore {
  public:
   DdpCore(std::shared_ptr<torch::nn::Module> module,
           c10::intrusive_ptr<c10d::ProcessGroup> pg, DdpOptions options);
+  // Waits for the last join heartbeat: a rank must not leave (e.g. on an
+  // exception from forward) while its part of an allreduce is in flight.
+  ~DdpCore();
 
   // Before the module's forward: the join heartbeat (through `self`, the
   // DDP as a Joinable), bucket rebuild and buffer broadcast.
@@ -41,8 +44,9 @@ class DdpCore {
   // Join support (ddp_join.cpp). The hook shadows one training iteration on
   // a joined rank, and at the end gives every rank the model of the
   // highest-ranked last joiner.
-  std::unique_ptr<join::JoinHook> makeJoinHook(const join::JoinArgs& args);
-  void shadowIteration();
+  std::unique_ptr<join::JoinHook> makeJoinHook(const join::JoinArgs& args,
+                                               join::Joinable& self);
+  void shadowIteration(const join::Joinable& self);
   void syncFinalModel(bool is_last_joiner);
   // The rank whose model every rank took at the end of the last Join.
   int authoritativeRank() const { return authoritative_rank_; }
@@ -87,6 +91,7 @@ class DdpCore {
   // Join: divide gradients by the initial world size (true) or by the ranks
   // still training (false), and the rank the final model came from.
   bool divide_by_initial_world_size_ = true;
+  c10::intrusive_ptr<c10d::Work> heartbeat_;
   int authoritative_rank_ = 0;
 };
 
