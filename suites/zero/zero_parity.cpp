@@ -1,0 +1,75 @@
+#include "zero_parity.h"
+
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/adagrad.h>
+#include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
+#include <torch/optim/rmsprop.h>
+#include <torch/optim/sgd.h>
+
+#include "distalgo/ddp/distributed_data_parallel.h"
+#include "fixtures/models.h"
+#include "fixtures/rank_data.h"
+#include "fixtures/training.h"
+
+namespace zero_suite {
+namespace {
+
+constexpr int kRows = 6;
+
+template <typename Optimizer, typename Options>
+OptimizerCase makeCase(std::string name, Options defaults, double tolerance) {
+  return {
+      std::move(name), distalgo::zero::localOptimizer<Optimizer>(defaults),
+      [defaults](double lr) -> std::unique_ptr<torch::optim::OptimizerOptions> {
+        auto options = std::make_unique<Options>(defaults);
+        options->lr(lr);
+        return options;
+      },
+      tolerance};
+}
+
+}  // namespace
+
+std::vector<OptimizerCase> optimizerCases() {
+  namespace optim = torch::optim;
+  // Every case runs the same kernels on the same inputs on the owner, so
+  // all are in fact bit for bit; the adaptive ones keep a 1e-6 margin.
+  return {
+      makeCase<optim::SGD>(
+          "SGD", optim::SGDOptions(0.1).momentum(0.9).weight_decay(1e-3), 0),
+      makeCase<optim::Adam>("Adam", optim::AdamOptions(1e-3), 1e-6),
+      makeCase<optim::AdamW>("AdamW", optim::AdamWOptions(1e-3), 1e-6),
+      makeCase<optim::Adagrad>("Adagrad", optim::AdagradOptions(1e-2), 1e-6),
+      makeCase<optim::RMSprop>("RMSprop", optim::RMSpropOptions(1e-3), 1e-6),
+  };
+}
+
+std::vector<torch::optim::OptimizerParamGroup> twoGroups(
+    torch::nn::Sequential& model, const OptimizerCase& optimizer) {
+  auto params = model->parameters();  // w1, b1, w2, b2
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(std::vector<at::Tensor>{params[0], params[1]},
+                      optimizer.options(0.05));
+  groups.emplace_back(std::vector<at::Tensor>{params[2], params[3]},
+                      optimizer.options(0.02));
+  return groups;
+}
+
+std::vector<at::Tensor> trainWithDdp(
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank, int steps,
+    const std::function<StepFn(torch::nn::Sequential&)>& makeStep) {
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  distalgo::ddp::DistributedDataParallel ddp(model, pg);
+  const StepFn step = makeStep(model);
+  for (int i = 0; i < steps; ++i) {
+    distalgo::ddp::zeroGradients(*model);
+    const auto b = fixtures::rankBatch(i, rank, kRows, fixtures::kMlpInputs,
+                                       fixtures::kMlpOutputs);
+    torch::nn::functional::mse_loss(ddp.forward(b.input), b.target).backward();
+    step();
+  }
+  return fixtures::snapshot(*model);
+}
+
+}  // namespace zero_suite
