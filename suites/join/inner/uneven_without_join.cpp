@@ -1,11 +1,15 @@
 // DDP on uneven inputs without Join, on purpose: the rank with more inputs
-// waits in an allreduce that the other rank never joins (it waits in a final
-// barrier instead). Not registered with ctest: suite_join runs this binary
-// and checks that the harness's deadline ends it and names both ranks.
+// waits in an allreduce that the other rank never joins, while that rank
+// waits for a result the first never sends (a point-to-point receive, which
+// no collective can match by accident, unlike a barrier). Not registered with
+// ctest: suite_join runs this binary and checks that the harness's deadline
+// ends it and names both ranks.
 
+#include <ATen/ATen.h>
 #include <torch/nn/functional/loss.h>
 
 #include <chrono>
+#include <vector>
 
 #include "distalgo/ddp/distributed_data_parallel.h"
 #include "fixtures/models.h"
@@ -30,7 +34,10 @@ RANKTEST_F(InnerJoin, UnevenInputsWithoutJoin) {
                                        fixtures::kMlpOutputs);
     return torch::nn::functional::mse_loss(ddp.forward(b.input), b.target);
   });
-  pg()->barrier()->wait();
+  if (rank() == 0) {
+    std::vector<at::Tensor> result{at::zeros({1})};
+    pg()->recv(result, /*srcRank=*/1, /*tag=*/7)->wait();
+  }
 }
 
 }  // namespace
