@@ -53,6 +53,13 @@ std::vector<fixtures::Batch> rankBatches(const ModelRow& model, int rank,
   return batches;
 }
 
+RankSetup setUpRank(const ModelRow& model, const std::string& store_path,
+                    int rank, int world_size, int rows) {
+  at::set_num_threads(1);
+  return {glooGroup(store_path, rank, world_size),
+          rankBatches(model, rank, rows)};
+}
+
 Trainer::Trainer(const ModelRow& model, const Group& group,
                  const std::function<void(Ddp&, const Group&)>& install)
     : ddp(model.make(kSeed), group),

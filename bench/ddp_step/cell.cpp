@@ -20,14 +20,11 @@ using bench_common::Trainer;
 
 void runRank(const CellSpec& spec, int rank, const std::string& store_path,
              const std::string& out) {
-  // Both sides compute on one thread per rank: the ranks share the cores.
-  at::set_num_threads(1);
+  // Both sides compute on one thread per rank (Python: torch.set_num_threads).
   const bench_common::ModelRow& model = *findModel(spec.model);
   const HookRow& hook = *findHook(spec.hook);
-  const Group group =
-      bench_common::glooGroup(store_path, rank, spec.world_size);
-  const std::vector<fixtures::Batch> batches =
-      bench_common::rankBatches(model, rank, spec.rows);
+  const auto [group, batches] = bench_common::setUpRank(
+      model, store_path, rank, spec.world_size, spec.rows);
 
   std::vector<double> us;
   {

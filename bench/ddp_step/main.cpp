@@ -20,8 +20,8 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 
+#include "bench_common/args.h"
 #include "bench_common/models.h"
 #include "ddp_step/cell.h"
 #include "ddp_step/hooks.h"
@@ -30,7 +30,6 @@
 namespace {
 
 int run(int argc, char** argv) {
-  constexpr std::string_view kPrefix = "--bench_";
   ddp_step::CellSpec cell;
   ddp_step::ReportConfig report;
   std::string cell_text, out;
@@ -41,12 +40,7 @@ int run(int argc, char** argv) {
       list = true;
       continue;
     }
-    const std::size_t eq = arg.find('=');
-    if (arg.rfind(kPrefix, 0) != 0 || eq == std::string::npos) {
-      throw std::invalid_argument("unknown argument " + arg);
-    }
-    const std::string key = arg.substr(kPrefix.size(), eq - kPrefix.size());
-    const std::string value = arg.substr(eq + 1);
+    const auto [key, value] = bench_common::splitBenchArg(arg);
     if (key == "cell") {
       cell_text = value;
     } else if (key == "out") {

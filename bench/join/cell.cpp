@@ -54,13 +54,9 @@ void block(Trainer& trainer, int mode,
 
 void runEvenRank(const CellSpec& spec, int rank, const std::string& store_path,
                  const std::string& out) {
-  // One intra-op thread per rank: the ranks share the cores.
-  at::set_num_threads(1);
   const bench_common::ModelRow& model = modelOf(spec);
-  const Group group =
-      bench_common::glooGroup(store_path, rank, spec.world_size);
-  const std::vector<fixtures::Batch> batches =
-      bench_common::rankBatches(model, rank, spec.rows);
+  const auto [group, batches] = bench_common::setUpRank(
+      model, store_path, rank, spec.world_size, spec.rows);
 
   // A DDP per mode, so that no mode inherits another's reducer state.
   std::array<std::unique_ptr<Trainer>, kModeCount> trainers;
@@ -99,12 +95,9 @@ void runEvenRank(const CellSpec& spec, int rank, const std::string& store_path,
 
 void runUnevenRank(const CellSpec& spec, int rank,
                    const std::string& store_path, const std::string& out) {
-  at::set_num_threads(1);
   const bench_common::ModelRow& model = modelOf(spec);
-  const Group group =
-      bench_common::glooGroup(store_path, rank, spec.world_size);
-  const std::vector<fixtures::Batch> batches =
-      bench_common::rankBatches(model, rank, spec.rows);
+  const auto [group, batches] = bench_common::setUpRank(
+      model, store_path, rank, spec.world_size, spec.rows);
 
   Trainer trainer(model, group);
   block(trainer, 1, batches, 0, spec.warmup, nullptr);

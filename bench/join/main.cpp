@@ -19,26 +19,20 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 
+#include "bench_common/args.h"
 #include "join/cell.h"
 #include "join/report.h"
 
 namespace {
 
 int run(int argc, char** argv) {
-  constexpr std::string_view kPrefix = "--bench_";
   join_bench::CellSpec cell;
   join_bench::ReportConfig report;
   std::string cell_text, kind, out;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    const std::size_t eq = arg.find('=');
-    if (arg.rfind(kPrefix, 0) != 0 || eq == std::string::npos) {
-      throw std::invalid_argument("unknown argument " + arg);
-    }
-    const std::string key = arg.substr(kPrefix.size(), eq - kPrefix.size());
-    const std::string value = arg.substr(eq + 1);
+    const auto [key, value] = bench_common::splitBenchArg(arg);
     if (key == "cell") {
       cell_text = value;
     } else if (key == "kind") {

@@ -18,13 +18,8 @@
 namespace {
 
 using hookparity::Bytes;
+using hookparity::numelOf;
 using hookparity::TrafficContext;
-
-std::int64_t numelOf(const std::vector<at::Tensor>& tensors) {
-  std::int64_t n = 0;
-  for (const auto& t : tensors) n += t.numel();
-  return n;
-}
 
 // What one bucket of n elements costs per collective: NCCL sums bfloat16
 // itself (2 bytes an element); Gloo's scheme pads to W chunks (see

@@ -83,6 +83,13 @@ Run trainMlpAlone(int rank, int steps, double learning_rate);
 // The fixture MLP's parameters (for traffic predictions).
 std::vector<at::Tensor> mlpParameters();
 
+// The elements of all `tensors` together (e.g. of a one-bucket model).
+inline std::int64_t numelOf(const std::vector<at::Tensor>& tensors) {
+  std::int64_t n = 0;
+  for (const auto& t : tensors) n += t.numel();
+  return n;
+}
+
 }  // namespace hookparity
 
 class CommHookParity

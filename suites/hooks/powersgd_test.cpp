@@ -73,8 +73,7 @@ RANKTEST_F(CommHookPowerSgd, StatisticsCountCompressedSteps) {
   const PowerSgdOptions options{.matrix_approximation_rank = 2,
                                 .start_iteration = 2};
   constexpr int kSteps = 5, kCompressed = 3;
-  std::int64_t numel = 0;
-  for (const at::Tensor& p : hookparity::mlpParameters()) numel += p.numel();
+  const std::int64_t numel = hookparity::numelOf(hookparity::mlpParameters());
   for (const bool batched : {false, true}) {
     auto state = makeState(options);
     train(state, kSteps, batched);

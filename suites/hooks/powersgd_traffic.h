@@ -33,8 +33,7 @@ inline std::int64_t layerwiseElementsPerStep(
 inline std::int64_t batchedElementsPerStep(
     const std::vector<at::Tensor>& parameters,
     const distalgo::hooks::PowerSgdOptions& options) {
-  std::int64_t length = 0;
-  for (const at::Tensor& p : parameters) length += p.numel();
+  const std::int64_t length = hookparity::numelOf(parameters);
   const auto side = static_cast<std::int64_t>(
       std::ceil(std::sqrt(static_cast<double>(length))));
   return 2 * side * options.matrix_approximation_rank;

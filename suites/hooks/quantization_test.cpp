@@ -24,13 +24,8 @@ namespace {
 using distalgo::hooks::quantizationPerChannelHook;
 using distalgo::hooks::quantizationPerTensorHook;
 using hookparity::Bytes;
+using hookparity::numelOf;
 using hookparity::TrafficContext;
-
-std::int64_t numelOf(const std::vector<at::Tensor>& tensors) {
-  std::int64_t n = 0;
-  for (const auto& t : tensors) n += t.numel();
-  return n;
-}
 
 // Rows of the per-channel hook for n elements: PyTorch's padding adds a
 // whole row when n is a multiple of the row length.

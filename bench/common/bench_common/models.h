@@ -36,6 +36,16 @@ const ModelRow* findModel(const std::string& name);
 std::vector<fixtures::Batch> rankBatches(const ModelRow& model, int rank,
                                          int rows);
 
+// What every rank of a DDP benchmark cell sets up before timing: one
+// intra-op thread (the ranks share the cores), its Gloo group and its
+// batches. Collective.
+struct RankSetup {
+  Group group;
+  std::vector<fixtures::Batch> batches;
+};
+RankSetup setUpRank(const ModelRow& model, const std::string& store_path,
+                    int rank, int world_size, int rows);
+
 // A fresh model (the same seed on every rank) and DDP over `group`, and SGD
 // over it. `install` (if any) registers a comm hook before the first
 // forward. Collective: every rank of `group` builds one.
