@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench_common/machine.h"
+#include "bench_common/report_file.h"
 #include "bench_common/stats.h"
 #include "bench_common/table.h"
 
@@ -270,23 +271,11 @@ int report(const ReportConfig& config) {
       "\nTime per step (ms, slowest rank), bytes per step and rank:\n"
       "%s\nC++ / Python by model and world size:\n%s",
       steps.text().c_str(), summary.text().c_str());
-  int code = 0;
   const bool any = std::any_of(s.cells.begin(), s.cells.end(),
                                [](const Cell& c) { return !c.cpp.us.empty(); });
-  if (!any) {
-    std::fprintf(stderr, "[bench_ddp_step] no C++ samples in %s\n",
-                 config.samples.c_str());
-    code = 1;
-  }
-  if (config.markdown.empty()) return code;
-  std::ofstream md(config.markdown);
-  writeMarkdown(md, config, s, steps, summary);
-  if (!md.flush()) {
-    std::fprintf(stderr, "[bench_ddp_step] cannot write %s\n",
-                 config.markdown.c_str());
-    return 1;
-  }
-  return code;
+  return bench_common::finishReport(
+      "bench_ddp_step", any, config.samples, config.markdown,
+      [&](std::ostream& md) { writeMarkdown(md, config, s, steps, summary); });
 }
 
 }  // namespace ddp_step

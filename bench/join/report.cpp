@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench_common/machine.h"
+#include "bench_common/report_file.h"
 #include "bench_common/stats.h"
 #include "bench_common/table.h"
 #include "join/cell.h"
@@ -297,23 +298,13 @@ int report(const ReportConfig& config) {
       "\nEven inputs, time per step (ms, slowest rank):\n%s%s\n"
       "\nUneven inputs (rank 0 joins early):\n%s",
       even.text().c_str(), verdict_line.c_str(), uneven.text().c_str());
-  int code = 0;
   bool any = false;
   for (const Cell& c : cells) any = any || hasEven(c) || hasUneven(c);
-  if (!any) {
-    std::fprintf(stderr, "[bench_join] no samples in %s\n",
-                 config.samples.c_str());
-    code = 1;
-  }
-  if (config.markdown.empty()) return code;
-  std::ofstream md(config.markdown);
-  writeMarkdown(md, config, even, uneven, verdict_line);
-  if (!md.flush()) {
-    std::fprintf(stderr, "[bench_join] cannot write %s\n",
-                 config.markdown.c_str());
-    return 1;
-  }
-  return code;
+  return bench_common::finishReport("bench_join", any, config.samples,
+                                    config.markdown, [&](std::ostream& md) {
+                                      writeMarkdown(md, config, even, uneven,
+                                                    verdict_line);
+                                    });
 }
 
 }  // namespace join_bench
