@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -324,17 +325,29 @@ class Supervisor {
   }
 
   // Ends every rank whose part is not over, keeping what it wrote so far.
+  // All are killed before any is marked, so that one rank's death cannot let
+  // another report a failure it caused (a peer's closed connection) in the
+  // middle of the sweep.
   void killUnresolved(RankReport::End end, const std::string& why) {
+    std::vector<Watched*> targets;
     for (Watched& w : watched_) {
       if (w.resolved) continue;
       readOutput(w);
       readRecords(w);
       if (w.resolved) continue;  // a reused worker finished meanwhile
-      w.process->kill();
+      targets.push_back(&w);
+    }
+    std::vector<bool> finished_before;
+    for (Watched* w : targets) finished_before.push_back(w->finished);
+    // SIGKILL to all first, then reap each (kill() waits for its rank).
+    for (Watched* w : targets) w->process->signal(SIGKILL);
+    for (Watched* w : targets) w->process->kill();
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      Watched& w = *targets[i];
       w.resolved = true;
       // It reported its outcome and was only on its way out (e.g. a rank
       // that passed, whose leaving made another rank fail): keep it.
-      if (w.finished) continue;
+      if (finished_before[i]) continue;
       w.report.end = end;
       w.report.stopped_because = why;
     }
