@@ -1,5 +1,6 @@
 #include "zero_parity.h"
 
+#include <gtest/gtest.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adagrad.h>
 #include <torch/optim/adam.h>
@@ -45,15 +46,43 @@ std::vector<OptimizerCase> optimizerCases() {
   };
 }
 
+torch::optim::OptimizerParamGroup firstLayer(torch::nn::Sequential& model,
+                                             const OptimizerCase& optimizer) {
+  auto params = model->parameters();  // w1, b1, w2, b2
+  return {{params[0], params[1]}, optimizer.options(0.05)};
+}
+
+torch::optim::OptimizerParamGroup lastLayer(torch::nn::Sequential& model,
+                                            const OptimizerCase& optimizer) {
+  auto params = model->parameters();
+  return {{params[2], params[3]}, optimizer.options(0.02)};
+}
+
 std::vector<torch::optim::OptimizerParamGroup> twoGroups(
     torch::nn::Sequential& model, const OptimizerCase& optimizer) {
-  auto params = model->parameters();  // w1, b1, w2, b2
   std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(std::vector<at::Tensor>{params[0], params[1]},
-                      optimizer.options(0.05));
-  groups.emplace_back(std::vector<at::Tensor>{params[2], params[3]},
-                      optimizer.options(0.02));
+  groups.push_back(firstLayer(model, optimizer));
+  groups.push_back(lastLayer(model, optimizer));
   return groups;
+}
+
+void expectSameParameters(const std::vector<at::Tensor>& actual,
+                          const std::vector<at::Tensor>& expected,
+                          double tolerance) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    const double difference =
+        (actual[i].to(at::kDouble) - expected[i].to(at::kDouble))
+            .abs()
+            .max()
+            .item<double>();
+    if (tolerance == 0) {
+      EXPECT_TRUE(actual[i].equal(expected[i]))
+          << "parameter " << i << " differs by " << difference;
+    } else {
+      EXPECT_LE(difference, tolerance) << "parameter " << i;
+    }
+  }
 }
 
 std::vector<at::Tensor> trainWithDdp(

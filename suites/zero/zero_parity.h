@@ -32,6 +32,17 @@ std::vector<OptimizerCase> optimizerCases();
 // (lr 0.02), options from `optimizer`.
 std::vector<torch::optim::OptimizerParamGroup> twoGroups(
     torch::nn::Sequential& model, const OptimizerCase& optimizer);
+// twoGroups' first and second group alone.
+torch::optim::OptimizerParamGroup firstLayer(torch::nn::Sequential& model,
+                                             const OptimizerCase& optimizer);
+torch::optim::OptimizerParamGroup lastLayer(torch::nn::Sequential& model,
+                                            const OptimizerCase& optimizer);
+
+// Expects the lists equal: bit for bit when `tolerance` is 0, elementwise
+// within it otherwise.
+void expectSameParameters(const std::vector<at::Tensor>& actual,
+                          const std::vector<at::Tensor>& expected,
+                          double tolerance);
 
 // Trains the MLP (same seed on every rank) under DDP for `steps` steps on
 // fixtures::rankBatch; `step` runs the optimizer after each backward.

@@ -18,14 +18,11 @@ namespace zero_suite {
 namespace {
 
 using distalgo::zero::ZeroRedundancyOptimizer;
+using testing::AllOf;
 using testing::HasSubstr;
 using testing::ThrowsMessage;
 
 constexpr int kSteps = 5;
-
-double maxDifference(const at::Tensor& a, const at::Tensor& b) {
-  return (a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>();
-}
 
 class ZeroParity : public ranktest::DistributedTest {
  public:
@@ -41,11 +38,12 @@ class ZeroParity : public ranktest::DistributedTest {
       return [&] { plain->step(); };
     });
   }
-  std::vector<at::Tensor> trainZero(const OptimizerCase& optimizer) {
+  std::vector<at::Tensor> trainZero(const OptimizerCase& optimizer,
+                                    distalgo::zero::ZeroOptions options) {
     std::unique_ptr<ZeroRedundancyOptimizer> zero;
     return trainWithDdp(pg(), rank(), kSteps, [&](torch::nn::Sequential& m) {
-      zero = std::make_unique<ZeroRedundancyOptimizer>(twoGroups(m, optimizer),
-                                                       pg(), optimizer.factory);
+      zero = std::make_unique<ZeroRedundancyOptimizer>(
+          twoGroups(m, optimizer), pg(), optimizer.factory, options);
       return [&] { zero->step(); };
     });
   }
@@ -53,22 +51,15 @@ class ZeroParity : public ranktest::DistributedTest {
 
 RANKTEST_F(ZeroParity, DdpPlusZeroEqualsDdpPlusLocalOptimizer) {
   for (const auto& optimizer : optimizerCases()) {
-    SCOPED_TRACE(optimizer.name);
-    const auto expected = trainPlain(optimizer);
-    const auto actual = trainZero(optimizer);
-    ASSERT_EQ(actual.size(), expected.size());
-    for (std::size_t i = 0; i < actual.size(); ++i) {
-      if (optimizer.tolerance == 0) {
-        EXPECT_TRUE(actual[i].equal(expected[i]))
-            << "parameter " << i << " differs by "
-            << maxDifference(actual[i], expected[i]);
-      } else {
-        EXPECT_LE(maxDifference(actual[i], expected[i]), optimizer.tolerance)
-            << "parameter " << i;
-      }
+    for (const bool bucket_view : {false, true}) {
+      SCOPED_TRACE(optimizer.name + (bucket_view ? ", bucket view" : ""));
+      const auto expected = trainPlain(optimizer);
+      const auto actual =
+          trainZero(optimizer, {.parameters_as_bucket_view = bucket_view});
+      expectSameParameters(actual, expected, optimizer.tolerance);
+      // The training moved the parameters: the comparison is not vacuous.
+      EXPECT_FALSE(expected[0].equal(fixtures::makeMlp(1)->parameters()[0]));
     }
-    // The training moved the parameters: the comparison is not vacuous.
-    EXPECT_FALSE(expected[0].equal(fixtures::makeMlp(1)->parameters()[0]));
   }
 }
 
@@ -179,6 +170,34 @@ RANKTEST_F(ZeroBadInput, ParameterInTwoGroupsIsRefused) {
   EXPECT_THAT([&] { ZeroRedundancyOptimizer zero(groups, pg(), sgd_); },
               ThrowsMessage<std::invalid_argument>(
                   HasSubstr("parameter 1 of group 1 already appears")));
+}
+
+// Caught by the construction check on every rank, before any broadcast could
+// mismatch.
+RANKTEST_F(ZeroBadInput, MismatchedParametersAcrossRanksAreRefused) {
+  std::vector<at::Tensor> params{at::zeros({4, 3}).requires_grad_(),
+                                 at::zeros({rank() == 1 ? 5 : 3})};
+  EXPECT_THAT([&] { ZeroRedundancyOptimizer zero(params, pg(), sgd_); },
+              ThrowsMessage<std::invalid_argument>(AllOf(
+                  HasSubstr("needs the same parameters on every rank"),
+                  HasSubstr("group 0, parameter 1"),
+                  HasSubstr("rank 1 has Float[5], rank 0 has Float[3]"))));
+}
+
+RANKTEST_F(ZeroBadInput, DifferentGroupSplitsAcrossRanksAreRefused) {
+  std::vector<at::Tensor> params{at::zeros({2}).requires_grad_(),
+                                 at::zeros({2}).requires_grad_()};
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  if (rank() == 0) {
+    groups.emplace_back(params);
+  } else {
+    groups.emplace_back(std::vector<at::Tensor>{params[0]});
+    groups.emplace_back(std::vector<at::Tensor>{params[1]});
+  }
+  EXPECT_THAT([&] { ZeroRedundancyOptimizer zero(groups, pg(), sgd_); },
+              ThrowsMessage<std::invalid_argument>(
+                  HasSubstr("rank 1 has parameter groups of sizes [1, 1], "
+                            "rank 0 has [2]")));
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "distalgo/ddp/internal/delay_all_reduce_sink.h"
-#include "distalgo/ddp/internal/parameter_check.h"
+#include "distalgo/internal/same_parameters.h"
 #include "distalgo/join/join.h"
 
 namespace distalgo::ddp::internal {
@@ -53,7 +53,8 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
         "requires a gradient");
   }
 
-  checkSameParametersOnEveryRank(pg_, parameters_, names);
+  distalgo::internal::checkSameParametersOnEveryRank(
+      pg_, parameters_, names, "distalgo::DistributedDataParallel");
   {
     at::NoGradGuard no_grad;
     std::vector<at::Tensor> state = parameters_;

@@ -1,48 +1,59 @@
 #include "distalgo/zero/zero_redundancy_optimizer.h"
 
+#include <ATen/ATen.h>
+
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <unordered_set>
+
+#include "distalgo/internal/same_parameters.h"
 
 namespace distalgo::zero {
 namespace {
 
 constexpr const char* kWhere = "distalgo::zero::ZeroRedundancyOptimizer: ";
 
-std::vector<std::vector<at::Tensor>> checkedParameters(
-    const std::vector<torch::optim::OptimizerParamGroup>& groups) {
-  std::vector<std::vector<at::Tensor>> parameters;
-  std::unordered_set<const c10::TensorImpl*> seen;
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    auto& group = parameters.emplace_back();
-    for (std::size_t i = 0; i < groups[g].params().size(); ++i) {
-      const auto& p = groups[g].params()[i];
-      const auto where =
-          "parameter " + std::to_string(i) + " of group " + std::to_string(g);
-      if (!p.defined()) {
-        throw std::invalid_argument(kWhere + where + " is undefined");
-      }
-      if (!seen.insert(p.unsafeGetTensorImpl()).second) {
-        throw std::invalid_argument(kWhere + where +
-                                    " already appears in an earlier group or "
-                                    "earlier in this one");
-      }
-      group.push_back(p);
+// Throws if a parameter of `group` (number `g`) is undefined or already in
+// `seen`; adds the group's parameters to `seen`.
+std::vector<at::Tensor> checkedGroup(
+    const torch::optim::OptimizerParamGroup& group, std::size_t g,
+    std::unordered_set<const c10::TensorImpl*>& seen) {
+  std::vector<at::Tensor> parameters;
+  for (std::size_t i = 0; i < group.params().size(); ++i) {
+    const auto& p = group.params()[i];
+    const auto where =
+        "parameter " + std::to_string(i) + " of group " + std::to_string(g);
+    if (!p.defined()) {
+      throw std::invalid_argument(kWhere + where + " is undefined");
     }
-  }
-  if (seen.empty()) {
-    throw std::invalid_argument(std::string(kWhere) +
-                                "got an empty parameter list");
+    if (!seen.insert(p.unsafeGetTensorImpl()).second) {
+      throw std::invalid_argument(kWhere + where +
+                                  " already appears in an earlier group or "
+                                  "earlier in this one");
+    }
+    parameters.push_back(p);
   }
   return parameters;
+}
+
+std::unordered_set<const c10::TensorImpl*> known(
+    const std::vector<std::vector<at::Tensor>>& groups) {
+  std::unordered_set<const c10::TensorImpl*> seen;
+  for (const auto& group : groups) {
+    for (const auto& p : group) seen.insert(p.unsafeGetTensorImpl());
+  }
+  return seen;
 }
 
 }  // namespace
 
 ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(
     const std::vector<torch::optim::OptimizerParamGroup>& groups,
-    c10::intrusive_ptr<c10d::ProcessGroup> pg, LocalOptimizerFactory factory)
-    : pg_(std::move(pg)) {
+    c10::intrusive_ptr<c10d::ProcessGroup> pg, LocalOptimizerFactory factory,
+    ZeroOptions options)
+    : pg_(std::move(pg)), options_(options) {
   if (!pg_) throw std::invalid_argument(std::string(kWhere) + "null group");
   if (!factory) {
     throw std::invalid_argument(std::string(kWhere) +
@@ -50,20 +61,15 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(
   }
   rank_ = pg_->getRank();
   world_size_ = pg_->getSize();
-  const auto parameters = checkedParameters(groups);
-  std::vector<std::vector<std::int64_t>> numels;
-  for (const auto& group : parameters) {
-    auto& sizes = numels.emplace_back();
-    for (const auto& p : group) sizes.push_back(p.numel());
+  std::unordered_set<const c10::TensorImpl*> seen;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    groups_.push_back(checkedGroup(groups[g], g, seen));
   }
-  const auto owners = assignOwners(numels, world_size_);
-  partition_.resize(world_size_);
-  for (std::size_t g = 0; g < parameters.size(); ++g) {
-    for (std::size_t i = 0; i < parameters[g].size(); ++i) {
-      partition_[owners[g][i]].push_back({g, parameters[g][i]});
-      owned_.push_back({parameters[g][i], owners[g][i]});
-    }
+  if (seen.empty()) {
+    throw std::invalid_argument(std::string(kWhere) +
+                                "got an empty parameter list");
   }
+  repartition();
 
   // One local group per global group, even empty, so indices match and each
   // keeps its options.
@@ -76,7 +82,8 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(
   for (const auto& entry : partition_[rank_]) {
     local_groups[entry.group].params().push_back(entry.parameter);
   }
-  local_ = factory(std::move(local_groups));
+  factory_ = std::move(factory);
+  local_ = factory_(std::move(local_groups));
   if (!local_) {
     throw std::invalid_argument(std::string(kWhere) +
                                 "the factory returned no optimizer");
@@ -85,11 +92,109 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(
 
 ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(
     const std::vector<at::Tensor>& parameters,
-    c10::intrusive_ptr<c10d::ProcessGroup> pg, LocalOptimizerFactory factory)
+    c10::intrusive_ptr<c10d::ProcessGroup> pg, LocalOptimizerFactory factory,
+    ZeroOptions options)
     : ZeroRedundancyOptimizer(
           std::vector<torch::optim::OptimizerParamGroup>{
               torch::optim::OptimizerParamGroup(parameters)},
-          std::move(pg), std::move(factory)) {}
+          std::move(pg), std::move(factory), options) {}
+
+void ZeroRedundancyOptimizer::addParamGroup(
+    const torch::optim::OptimizerParamGroup& group) {
+  auto seen = known(groups_);
+  groups_.push_back(checkedGroup(group, groups_.size(), seen));
+  try {
+    repartition();
+  } catch (...) {
+    groups_.pop_back();  // leave the optimizer as it was
+    throw;
+  }
+  // Rebuilt rather than extended: some libtorch optimizers (Adagrad) create
+  // their state in the constructor and cannot step a group added later.
+  std::vector<torch::optim::OptimizerParamGroup> local_groups;
+  for (const auto& local : local_->param_groups()) {
+    local_groups.emplace_back(local.params(), local.options().clone());
+  }
+  auto& added = local_groups.emplace_back(
+      std::vector<at::Tensor>{},
+      group.has_options() ? group.options().clone() : nullptr);
+  for (const auto& entry : partition_[rank_]) {
+    if (entry.group == groups_.size() - 1) {
+      added.params().push_back(entry.parameter);
+    }
+  }
+  auto rebuilt = factory_(std::move(local_groups));
+  // The state is keyed by parameter, and the parameters are the same.
+  for (const auto& [key, state] : local_->state()) {
+    rebuilt->state()[key] = state->clone();
+  }
+  local_ = std::move(rebuilt);
+}
+
+void ZeroRedundancyOptimizer::repartition() {
+  std::vector<at::Tensor> flat;
+  std::vector<std::string> names;
+  std::vector<std::int64_t> group_sizes;
+  std::vector<std::vector<std::int64_t>> numels;
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    group_sizes.push_back(static_cast<std::int64_t>(groups_[g].size()));
+    auto& sizes = numels.emplace_back();
+    for (std::size_t i = 0; i < groups_[g].size(); ++i) {
+      flat.push_back(groups_[g][i]);
+      names.push_back("group " + std::to_string(g) + ", parameter " +
+                      std::to_string(i));
+      sizes.push_back(groups_[g][i].numel());
+    }
+  }
+  distalgo::internal::checkSameParametersOnEveryRank(
+      pg_, flat, names, "distalgo::zero::ZeroRedundancyOptimizer", group_sizes);
+
+  const auto owners = assignOwners(numels, world_size_);
+  partition_.assign(world_size_, {});
+  broadcasts_.clear();
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    for (std::size_t i = 0; i < groups_[g].size(); ++i) {
+      partition_[owners[g][i]].push_back({g, groups_[g][i]});
+      if (!options_.parameters_as_bucket_view) {
+        broadcasts_.push_back({groups_[g][i], owners[g][i]});
+      }
+    }
+  }
+  if (options_.parameters_as_bucket_view) buildBucketViews();
+}
+
+void ZeroRedundancyOptimizer::buildBucketViews() {
+  at::NoGradGuard no_grad;
+  for (int owner = 0; owner < world_size_; ++owner) {
+    // One buffer per (device, dtype), in the order the shard first uses
+    // them: the same on every rank.
+    using Key = std::tuple<int, int, int>;  // device type, index, dtype
+    std::map<Key, std::size_t> bucket_of;
+    std::vector<std::vector<at::Tensor>> buckets;
+    for (const auto& entry : partition_[owner]) {
+      const auto& p = entry.parameter;
+      const Key key{static_cast<int>(p.device().type()), p.device().index(),
+                    static_cast<int>(p.scalar_type())};
+      const auto [it, added] = bucket_of.emplace(key, buckets.size());
+      if (added) buckets.emplace_back();
+      buckets[it->second].push_back(p);
+    }
+    for (const auto& parameters : buckets) {
+      std::int64_t total = 0;
+      for (const auto& p : parameters) total += p.numel();
+      at::Tensor buffer = at::empty({total}, parameters[0].options());
+      std::int64_t offset = 0;
+      for (const auto& p : parameters) {
+        at::Tensor view = buffer.narrow(0, offset, p.numel()).view(p.sizes());
+        view.copy_(p.detach());
+        // Same TensorImpl, new storage: holders of the parameter keep it.
+        at::Tensor(p).set_data(view);
+        offset += p.numel();
+      }
+      broadcasts_.push_back({buffer, owner});
+    }
+  }
+}
 
 at::Tensor ZeroRedundancyOptimizer::step(
     torch::optim::Optimizer::LossClosure closure) {
@@ -102,9 +207,9 @@ void ZeroRedundancyOptimizer::broadcastShards() {
   // All broadcasts in flight at once, then wait: the same global order on
   // every rank keeps them matched.
   std::vector<c10::intrusive_ptr<c10d::Work>> works;
-  works.reserve(owned_.size());
-  for (const auto& [parameter, owner] : owned_) {
-    std::vector<at::Tensor> tensors{parameter.detach()};
+  works.reserve(broadcasts_.size());
+  for (const auto& [tensor, owner] : broadcasts_) {
+    std::vector<at::Tensor> tensors{tensor.detach()};
     c10d::BroadcastOptions options;
     options.rootRank = owner;
     works.push_back(pg_->broadcast(tensors, options));

@@ -42,19 +42,41 @@ LocalOptimizerFactory localOptimizer(Options defaults) {
   };
 }
 
+struct ZeroOptions {
+  // Parameters become views into one flat buffer per rank, device and dtype,
+  // so a step broadcasts one buffer per rank instead of one tensor per
+  // parameter (PyTorch's parameters_as_bucket_view). The parameters keep
+  // their identity (their data moves), so DDP and other holders still see
+  // them.
+  bool parameters_as_bucket_view = false;
+};
+
 class ZeroRedundancyOptimizer {
  public:
-  // Partitions the groups' parameters over the ranks of `pg` and builds the
-  // local optimizer over this rank's shard. Throws std::invalid_argument on
-  // no parameters, an undefined one, or one in two groups. Every rank must
-  // pass the same parameters in the same order.
+  // Collective. Partitions the groups' parameters over the ranks of `pg` and
+  // builds the local optimizer over this rank's shard. Throws
+  // std::invalid_argument, on every rank where the ranks disagree, on no
+  // parameters, an undefined one, one in two groups, or ranks whose
+  // parameters (count, shapes, dtypes, groups) differ.
   ZeroRedundancyOptimizer(
       const std::vector<torch::optim::OptimizerParamGroup>& groups,
-      c10::intrusive_ptr<c10d::ProcessGroup> pg, LocalOptimizerFactory factory);
+      c10::intrusive_ptr<c10d::ProcessGroup> pg, LocalOptimizerFactory factory,
+      ZeroOptions options = {});
   // One group with the local optimizer's defaults.
   ZeroRedundancyOptimizer(const std::vector<at::Tensor>& parameters,
                           c10::intrusive_ptr<c10d::ProcessGroup> pg,
-                          LocalOptimizerFactory factory);
+                          LocalOptimizerFactory factory,
+                          ZeroOptions options = {});
+
+  // Collective: every rank adds the same group. Appends it and re-partitions;
+  // earlier groups keep their owners (the greedy rule assigns group by
+  // group), so the local optimizer keeps its state and options and gains
+  // this rank's part of the new group, with the group's options (or the
+  // local optimizer's defaults). It is rebuilt with the factory, so it works
+  // for optimizers such as Adagrad whose libtorch add_param_group cannot.
+  // With parameters_as_bucket_view the buffers are rebuilt. Throws
+  // std::invalid_argument on an undefined parameter or one already present.
+  void addParamGroup(const torch::optim::OptimizerParamGroup& group);
 
   // Steps the local optimizer (with `closure` if given), then every rank
   // broadcasts its updated shard. Collective. Returns the closure's loss, or
@@ -74,20 +96,28 @@ class ZeroRedundancyOptimizer {
   int worldSize() const { return world_size_; }
 
  private:
-  // Every parameter with its owner, in global order (groups, then their
-  // parameters): the broadcast order, identical on every rank.
-  struct Owned {
-    at::Tensor parameter;
+  // A tensor its owner broadcasts after each step: a parameter, or with
+  // parameters_as_bucket_view a rank's flat buffer.
+  struct Broadcast {
+    at::Tensor tensor;
     int owner;
   };
 
+  // Checks groups_ on every rank, then (re)computes partition_ and
+  // broadcasts_ for groups_.
+  void repartition();
+  void buildBucketViews();
   void broadcastShards();
 
   c10::intrusive_ptr<c10d::ProcessGroup> pg_;
   int rank_;
   int world_size_;
+  ZeroOptions options_;
+  std::vector<std::vector<at::Tensor>> groups_;  // every rank's, in order
   std::vector<std::vector<ShardEntry>> partition_;
-  std::vector<Owned> owned_;
+  // Identical order on every rank, which keeps the broadcasts matched.
+  std::vector<Broadcast> broadcasts_;
+  LocalOptimizerFactory factory_;
   std::unique_ptr<torch::optim::Optimizer> local_;
 };
 
