@@ -7,7 +7,9 @@
 
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
+#include "distalgo/ddp/comm_hook.h"
 #include "distalgo/ddp/distributed_data_parallel.h"
 #include "distalgo/ddp/internal/ddp_core.h"
 
@@ -66,20 +68,62 @@ void DdpCore::shadowIteration(const join::Joinable& self) {
   if (!reduces) return;
   // One zero bucket per real one, through the registered hook (or the
   // default allreduce), in the reducer's bucket order.
+  auto buckets = reducer_->get_grad_buckets(/*return_zero_tensors=*/true);
   std::vector<c10::intrusive_ptr<c10::ivalue::Future>> futures;
-  for (auto& bucket :
-       reducer_->get_grad_buckets(/*return_zero_tensors=*/true)) {
+  for (auto& bucket : buckets) {
     futures.push_back(reducer_->run_comm_hook(bucket));
   }
   for (auto& future : futures) {
     future->wait();
     if (future->hasError()) future->value();  // rethrows the error
   }
+  at::Tensor used_counts;
   if (options_.find_unused_parameters) {
     std::vector<at::Tensor> used{reducer_->get_local_used_map_on_device()};
     wait(pg_->allreduce(used));
+    used_counts = used[0].cpu();
   }
+  writeReducedGradients(buckets, futures, used_counts);
   reducer_->push_rebuilt_params_for_all_indices();
+}
+
+void DdpCore::writeReducedGradients(
+    const std::vector<c10d::GradBucket>& buckets,
+    const std::vector<c10::intrusive_ptr<c10::ivalue::Future>>& futures,
+    const at::Tensor& used_counts) {
+  std::unordered_map<const c10::TensorImpl*, std::size_t> index_of;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    index_of[parameters_[i].unsafeGetTensorImpl()] = i;
+  }
+  at::NoGradGuard no_grad;
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    at::Tensor reduced = firstTensorOf(futures[b]->value());
+    if (!reduced.defined()) {
+      throw std::runtime_error(
+          "distalgo::DistributedDataParallel: the communication hook's future "
+          "holds no tensor (bucket " +
+          std::to_string(b) + ")");
+    }
+    // The hook reduced a copy of the zero bucket: the same layout.
+    c10d::GradBucket layout = buckets[b];
+    layout.setBuffer(reduced);
+    const auto gradients = layout.getGradients();
+    const auto parameters = layout.getParameters();
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      // A parameter no training rank used keeps its gradient, as there.
+      if (used_counts.defined() &&
+          used_counts[index_of.at(parameters[i].unsafeGetTensorImpl())]
+                  .item<int>() == 0) {
+        continue;
+      }
+      at::Tensor& grad = parameters[i].mutable_grad();
+      if (grad.defined()) {
+        grad.copy_(gradients[i]);
+      } else {
+        grad = gradients[i].clone();
+      }
+    }
+  }
 }
 
 void DdpCore::syncFinalModel(bool is_last_joiner) {

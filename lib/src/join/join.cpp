@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <stdexcept>
@@ -81,6 +82,11 @@ Join::Join(std::vector<Joinable*> joinables, JoinOptions options, JoinArgs args)
           device_.str() + "; all must share one device");
     }
   }
+  // After the checks, whose messages count in list order.
+  std::stable_sort(joinables_.begin(), joinables_.end(),
+                   [](const Joinable* a, const Joinable* b) {
+                     return a->joinStage() < b->joinStage();
+                   });
   for (Joinable* joinable : joinables_) {
     hooks_.push_back(joinable->joinHook(args));
   }

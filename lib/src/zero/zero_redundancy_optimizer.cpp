@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "distalgo/internal/same_parameters.h"
+#include "distalgo/join/join.h"
 
 namespace distalgo::zero {
 namespace {
@@ -198,8 +199,12 @@ void ZeroRedundancyOptimizer::buildBucketViews() {
 
 at::Tensor ZeroRedundancyOptimizer::step(
     torch::optim::Optimizer::LossClosure closure) {
+  // Under a Join (ZeRO first or alone): this rank still trains. Waited on
+  // before returning, so no heartbeat is in flight if this rank then leaves.
+  const auto heartbeat = join::Join::notifyJoinContext(*this);
   at::Tensor loss = local_->step(std::move(closure));
   broadcastShards();
+  if (heartbeat) heartbeat->wait();
   return loss;
 }
 

@@ -9,6 +9,13 @@
 //   join.finish();  // the join loop, after this rank's last input
 // or, equivalently, with the loop in a callable:
 //   distalgo::join::Join::run({&ddp}, {}, {}, [&] { ...training loop... });
+//
+// Several joinables: Join orders them by Joinable::joinStage(), list order
+// within ties. The first in that order sends the heartbeat, and a joined rank
+// runs the main hooks in that order, so the shadow collectives line up with
+// a training rank's iteration whatever the list order: Join({&zero, &ddp})
+// runs DDP's hook (forward, backward) before ZeRO's (optimizer step), and
+// DDP's forward carries the heartbeat. ZeRO alone sends it from step().
 
 #include <c10/core/Device.h>
 
@@ -32,7 +39,8 @@ struct JoinOptions {
 
 class Join {
  public:
-  // Configures the joinables (the first sends the heartbeat) and builds
+  // Orders the joinables by stage, configures them (the first in that
+  // order sends the heartbeat) and builds
   // their hooks with `args`. Throws std::invalid_argument for no joinables,
   // joinables on different process groups or devices, and for an argument
   // that no joinable reads. The joinables must outlive the Join.
@@ -60,9 +68,9 @@ class Join {
   }
 
   // Called by a joinable before its per-iteration collectives. The first
-  // enabled joinable sends the heartbeat (an async allreduce) and gets its
-  // work, whose result() is the number of ranks still training; others get
-  // none (an empty pointer). `step_flag` rides along in the same allreduce:
+  // enabled joinable (by stage) sends the heartbeat (an async allreduce) and
+  // gets its work, whose result() is the number of ranks still training; others
+  // get none (an empty pointer). `step_flag` rides along in the same allreduce:
   // joined ranks' hooks read how many training ranks set it this round
   // (Joinable::roundStepFlags), so the first joinable needs no collective of
   // its own to tell them (DDP: whether this step's backward reduces). With
@@ -76,7 +84,7 @@ class Join {
   at::Tensor allreduceHeartbeatShaped(float value);
   void resetConfigs();
 
-  std::vector<Joinable*> joinables_;
+  std::vector<Joinable*> joinables_;  // by stage, then list order
   std::vector<std::unique_ptr<JoinHook>> hooks_;
   JoinOptions options_;
   c10::intrusive_ptr<c10d::ProcessGroup> pg_;

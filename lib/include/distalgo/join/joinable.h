@@ -13,11 +13,21 @@
 
 namespace distalgo::join {
 
+// Where in a training iteration a joinable issues its collectives (and
+// notifies the Join, just before them). Join orders its joinables by it, list
+// order within ties: the earliest sends the heartbeat, which must be the
+// first collective of a training rank's iteration, and the main hooks run in
+// that order, the order in which training ranks issue the collectives they
+// shadow. So DDP (forward) and ZeRO (optimizer step) work in either list
+// order, and ZeRO alone too.
+enum class IterationStage { kForward = 0, kBackward = 1, kOptimizerStep = 2 };
+
 // How the Join around a joinable configured it; all false outside a Join.
 struct JoinConfig {
   bool enable = false;
   bool throw_on_early_termination = false;
-  // Only the first joinable of a Join sends the "still training" heartbeat.
+  // Only the first joinable of a Join (by stage, then list order) sends the
+  // "still training" heartbeat.
   bool is_first_joinable = false;
 };
 
@@ -32,6 +42,9 @@ class Joinable {
   virtual c10::Device joinDevice() const = 0;
   // The group the joinable's collectives run on.
   virtual c10::intrusive_ptr<c10d::ProcessGroup> joinProcessGroup() const = 0;
+  // Where this joinable's collectives run in an iteration (see
+  // IterationStage); the default suits one that acts in or before forward.
+  virtual IterationStage joinStage() const { return IterationStage::kForward; }
 
   const JoinConfig& joinConfig() const { return join_config_; }
   // In a main hook: how many training ranks passed step_flag = true to

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "distalgo/join/joinable.h"
 #include "distalgo/zero/partition.h"
 
 namespace distalgo::zero {
@@ -51,7 +52,10 @@ struct ZeroOptions {
   bool parameters_as_bucket_view = false;
 };
 
-class ZeroRedundancyOptimizer {
+// A Joinable (zero_join.cpp): under a distalgo::join::Join, a rank that ran
+// out of inputs keeps stepping its shard and broadcasting it, with the
+// gradients DDP's join hook wrote (the training ranks' average).
+class ZeroRedundancyOptimizer : public join::Joinable {
  public:
   // Collective. Partitions the groups' parameters over the ranks of `pg` and
   // builds the local optimizer over this rank's shard. Throws
@@ -94,6 +98,17 @@ class ZeroRedundancyOptimizer {
   }
   int rank() const { return rank_; }
   int worldSize() const { return world_size_; }
+
+  // Joinable. The hook's main hook is step(); it reads no join arguments.
+  // ZeRO acts at the optimizer step, after DDP's forward and backward.
+  std::unique_ptr<join::JoinHook> joinHook(const join::JoinArgs& args) override;
+  c10::Device joinDevice() const override;
+  c10::intrusive_ptr<c10d::ProcessGroup> joinProcessGroup() const override {
+    return pg_;
+  }
+  join::IterationStage joinStage() const override {
+    return join::IterationStage::kOptimizerStep;
+  }
 
  private:
   // A tensor its owner broadcasts after each step: a parameter, or with

@@ -66,6 +66,14 @@ class DdpCore {
   // The largest rank for which `consider` holds (an allreduce MAX; -1 when
   // it holds nowhere).
   int findCommonRank(bool consider);
+  // On a joined rank: writes each shadowed bucket's reduced result (the
+  // training ranks' averaged gradient) into its parameters' gradients, as the
+  // reducer does, so an optimizer stepping here (ZeRO's join hook) uses it.
+  // `used_counts`: the allreduced used map with find_unused_parameters.
+  void writeReducedGradients(
+      const std::vector<c10d::GradBucket>& buckets,
+      const std::vector<c10::intrusive_ptr<c10::ivalue::Future>>& futures,
+      const at::Tensor& used_counts);
   // Grad mode on and not under noSync: this forward's backward reduces.
   bool reducing() const;
   void claimHookSlot(const std::string& name);

@@ -1,0 +1,40 @@
+// ZeroRedundancyOptimizer as a Joinable (PyTorch's _ZeROJoinHook): a joined
+// rank still owns its shard, so it steps it and broadcasts it in every
+// iteration the other ranks train.
+
+#include <stdexcept>
+
+#include "distalgo/zero/zero_redundancy_optimizer.h"
+
+namespace distalgo::zero {
+namespace {
+
+class ZeroJoinHook : public join::JoinHook {
+ public:
+  explicit ZeroJoinHook(ZeroRedundancyOptimizer& zero) : zero_(zero) {}
+  // Steps on the gradients set on this rank: under DDP's join hook, which
+  // runs first, the training ranks' average. step() sends no heartbeat here.
+  void mainHook() override { zero_.step(); }
+
+ private:
+  ZeroRedundancyOptimizer& zero_;
+};
+
+}  // namespace
+
+std::unique_ptr<join::JoinHook> ZeroRedundancyOptimizer::joinHook(
+    const join::JoinArgs& /*args*/) {
+  return std::make_unique<ZeroJoinHook>(*this);
+}
+
+c10::Device ZeroRedundancyOptimizer::joinDevice() const {
+  // The first group may be empty; construction refuses no parameters.
+  for (const auto& group : groups_) {
+    if (!group.empty()) return group.front().device();
+  }
+  throw std::logic_error(
+      "distalgo::zero::ZeroRedundancyOptimizer has no "
+      "parameters");
+}
+
+}  // namespace distalgo::zero
