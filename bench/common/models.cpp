@@ -8,7 +8,6 @@
 namespace bench_common {
 namespace {
 
-constexpr std::uint64_t kSeed = 7;
 constexpr double kLearningRate = 0.01;
 // Batches are made before timing and cycled through.
 constexpr int kDistinctBatches = 16;
@@ -24,6 +23,23 @@ torch::nn::Sequential makeWideMlp(std::uint64_t seed) {
                                torch::nn::Linear(1024, kWideFeatures));
 }
 
+// 3.2 M parameters (12 MiB of float) in 13 layers of similar size, so
+// that ZeRO's greedy partition can split Adam's state (24 MiB) evenly and
+// its broadcasts weigh in a step.
+torch::nn::Sequential makeDeepMlp(std::uint64_t seed) {
+  constexpr int kHidden = 512;
+  constexpr int kHiddenLayers = 11;
+  torch::manual_seed(seed);
+  torch::nn::Sequential model(torch::nn::Linear(kWideFeatures, kHidden),
+                              torch::nn::ReLU());
+  for (int i = 0; i < kHiddenLayers; ++i) {
+    model->push_back(torch::nn::Linear(kHidden, kHidden));
+    model->push_back(torch::nn::ReLU());
+  }
+  model->push_back(torch::nn::Linear(kHidden, kWideFeatures));
+  return model;
+}
+
 }  // namespace
 
 const std::vector<ModelRow>& modelRows() {
@@ -32,6 +48,7 @@ const std::vector<ModelRow>& modelRows() {
       {"convnet", &fixtures::makeConvNet, fixtures::kMlpInputs,
        fixtures::kMlpOutputs},
       {"wide_mlp", &makeWideMlp, kWideFeatures, kWideFeatures},
+      {"deep_mlp", &makeDeepMlp, kWideFeatures, kWideFeatures},
   };
   return rows;
 }
@@ -62,13 +79,14 @@ RankSetup setUpRank(const ModelRow& model, const std::string& store_path,
 
 Trainer::Trainer(const ModelRow& model, const Group& group,
                  const std::function<void(Ddp&, const Group&)>& install)
-    : ddp(model.make(kSeed), group),
+    : ddp(model.make(kModelSeed), group),
       sgd(ddp.module()->parameters(), torch::optim::SGDOptions(kLearningRate)) {
   if (install) install(ddp, group);
 }
 
-void Trainer::steps(const std::vector<fixtures::Batch>& batches, int first,
-                    int n, std::vector<double>* us) {
+void trainSteps(Ddp& ddp, const std::function<void()>& optimizer_step,
+                const std::vector<fixtures::Batch>& batches, int first, int n,
+                std::vector<double>* us) {
   for (int i = 0; i < n; ++i) {
     const fixtures::Batch& b =
         batches[static_cast<std::size_t>(first + i) % batches.size()];
@@ -76,10 +94,16 @@ void Trainer::steps(const std::vector<fixtures::Batch>& batches, int first,
     distalgo::ddp::zeroGradients(*ddp.module());
     at::Tensor loss = at::mse_loss(ddp.forward(b.input), b.target);
     loss.backward();
-    sgd.step();
+    optimizer_step();
     const std::int64_t end = nowNs();
     if (us) us->push_back(static_cast<double>(end - start) / 1e3);
   }
+}
+
+void Trainer::steps(const std::vector<fixtures::Batch>& batches, int first,
+                    int n, std::vector<double>* us) {
+  trainSteps(
+      ddp, [this] { sgd.step(); }, batches, first, n, us);
 }
 
 }  // namespace bench_common

@@ -1,5 +1,5 @@
-# Shell helpers of the benchmark drivers (bench/run_ddp_step, bench/run_join):
-# source it after defining log(). Timings on a shared 2-core machine mean
+# Shell helpers of the benchmark drivers (bench/run_ddp_step, bench/run_join,
+# bench/run_zero): source it after defining log(). Timings on a shared 2-core machine mean
 # little while something else runs, so the drivers wait for a quiet machine
 # and report how much CPU other processes used meanwhile.
 
@@ -75,4 +75,19 @@ source_revision() {
     revision="$revision, with uncommitted changes in lib/, bench/ or fixtures/"
   fi
   echo "$revision"
+}
+
+# Builds benchmark target $2 in build directory $1 (configuring it with the
+# benchmarks on when it is new) unless SKIP_BUILD=1; sets bin to the binary.
+build_bench_binary() {
+  local build=$1 target=$2
+  if [[ ${SKIP_BUILD:-0} != 1 ]]; then
+    if [[ ! -f $build/build.ninja ]]; then
+      cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DRANKTEST_BUILD_BENCH=ON >/dev/null
+    fi
+    ninja -C "$build" "$target" >/dev/null
+  fi
+  bin=$build/bench/$target
+  [[ -x $bin ]] || { log "no $bin (build it, or unset SKIP_BUILD)"; exit 1; }
 }

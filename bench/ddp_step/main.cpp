@@ -53,18 +53,9 @@ int run(int argc, char** argv) {
       cell.count_steps = std::max(1, std::stoi(value));
     } else if (key == "rows") {
       cell.rows = std::stoi(value);
-    } else if (key == "report") {
-      report.samples = value;
-    } else if (key == "markdown") {
-      report.markdown = value;
-    } else if (key == "command") {
-      report.command = value;
-    } else if (key == "note") {
-      report.notes.push_back(value);
     } else if (key == "python_note") {
       report.python_note = value;
-    } else if (key == "start_loadavg") {
-      report.start_loadavg = value;
+    } else if (bench_common::readReportFlag({key, value}, report)) {
     } else {
       throw std::invalid_argument("unknown flag " + arg);
     }

@@ -17,11 +17,13 @@
 #include "bench_common/machine.h"
 #include "bench_common/report_file.h"
 #include "bench_common/stats.h"
+#include "bench_common/summary.h"
 #include "bench_common/table.h"
 
 namespace ddp_step {
 namespace {
 
+using bench_common::splitTabs;
 using bench_common::Stats;
 using bench_common::Table;
 
@@ -50,17 +52,6 @@ struct Samples {
   std::vector<Cell> cells;  // in the order they ran
   std::vector<std::pair<std::string, std::string>> meta;
 };
-
-std::vector<std::string> splitTabs(const std::string& line) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t tab = line.find('\t', start);
-    out.push_back(line.substr(start, tab - start));
-    if (tab == std::string::npos) return out;
-    start = tab + 1;
-  }
-}
 
 Samples readSamples(const std::string& path) {
   Samples s;
@@ -96,15 +87,10 @@ Samples readSamples(const std::string& path) {
 }
 
 std::optional<double> medianMs(const Side& side) {
-  if (side.us.empty()) return std::nullopt;
-  return bench_common::stats(side.us).median / 1e3;
+  return bench_common::medianMs(side.us);
 }
 
-std::string spread(const Side& side) {
-  if (side.us.empty()) return "–";
-  const Stats s = bench_common::stats(side.us);
-  return bench_common::ms(s.p10 / 1e3) + "–" + bench_common::ms(s.p90 / 1e3);
-}
+std::string spread(const Side& side) { return bench_common::spreadMs(side.us); }
 
 std::string timeOf(const Side& side) {
   if (!side.failed.empty()) return "failed";

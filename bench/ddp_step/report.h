@@ -15,16 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "bench_common/args.h"
+
 namespace ddp_step {
 
-struct ReportConfig {
-  std::string samples;   // the file above
-  std::string markdown;  // the results file, if any
-  std::string command;   // as the reader would retype it
+struct ReportConfig : bench_common::ReportFlags {
   std::string python_note;
-  std::vector<std::string> notes;  // lines for the run section
   int warmup = 0, steps = 0, count_steps = 0, rows = 0;
-  std::string start_loadavg;
 };
 
 // Prints the tables and writes the markdown; returns the exit code (1 when

@@ -53,31 +53,20 @@ int run(int argc, char** argv) {
       cell.early = std::stoi(value);
     } else if (key == "steps_uneven") {
       cell.steps_uneven = std::stoi(value);
-    } else if (key == "report") {
-      report.samples = value;
-    } else if (key == "markdown") {
-      report.markdown = value;
-    } else if (key == "command") {
-      report.command = value;
-    } else if (key == "note") {
-      report.notes.push_back(value);
-    } else if (key == "start_loadavg") {
-      report.start_loadavg = value;
+    } else if (bench_common::readReportFlag({key, value}, report)) {
     } else {
       throw std::invalid_argument("unknown flag " + arg);
     }
   }
 
   if (!cell_text.empty()) {
-    const std::size_t comma = cell_text.find(',');
-    if (comma == std::string::npos || out.empty() ||
-        (kind != "even" && kind != "uneven")) {
+    if (out.empty() || (kind != "even" && kind != "uneven")) {
       throw std::invalid_argument(
-          "--bench_cell=MODEL,WORLD_SIZE needs --bench_kind=even|uneven and "
-          "--bench_out=FILE");
+          "--bench_cell needs --bench_kind=even|uneven and --bench_out=FILE");
     }
-    cell.model = cell_text.substr(0, comma);
-    cell.world_size = std::stoi(cell_text.substr(comma + 1));
+    const bench_common::CellName name = bench_common::splitCell(cell_text);
+    cell.model = name.model;
+    cell.world_size = name.world_size;
     return kind == "even" ? join_bench::runEvenCell(cell, out)
                           : join_bench::runUnevenCell(cell, out);
   }
@@ -97,10 +86,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "[bench_join] %s\n", error.what());
-    return 2;
-  }
+  return bench_common::guardedMain("bench_join",
+                                   [&] { return run(argc, argv); });
 }

@@ -14,13 +14,17 @@
 #include "bench_common/machine.h"
 #include "bench_common/report_file.h"
 #include "bench_common/stats.h"
+#include "bench_common/summary.h"
 #include "bench_common/table.h"
 #include "join/cell.h"
 
 namespace join_bench {
 namespace {
 
-using bench_common::Stats;
+using bench_common::medianMs;
+using bench_common::ratioSpread;
+using bench_common::splitTabs;
+using bench_common::spreadMs;
 using bench_common::Table;
 
 constexpr double kTarget = 1.05;
@@ -37,17 +41,6 @@ struct Cell {
   std::map<int, int> after_count;
   std::string failed_even, failed_uneven;
 };
-
-std::vector<std::string> splitTabs(const std::string& line) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t tab = line.find('\t', start);
-    out.push_back(line.substr(start, tab - start));
-    if (tab == std::string::npos) return out;
-    start = tab + 1;
-  }
-}
 
 int modeIndex(const std::string& name) {
   for (int i = 0; i < 3; ++i) {
@@ -105,18 +98,6 @@ std::vector<double> all(const std::map<int, std::vector<double>>& rounds) {
   return out;
 }
 
-std::optional<double> medianMs(const std::vector<double>& us) {
-  const auto m = bench_common::median(us);
-  if (!m) return std::nullopt;
-  return *m / 1e3;
-}
-
-std::string spreadMs(const std::vector<double>& us) {
-  if (us.empty()) return "–";
-  const Stats s = bench_common::stats(us);
-  return bench_common::ms(s.p10 / 1e3) + "–" + bench_common::ms(s.p90 / 1e3);
-}
-
 // The ratio of the modes' medians within each round, both ran.
 std::vector<double> roundRatios(const Cell& c, int mode) {
   std::vector<double> out;
@@ -128,13 +109,6 @@ std::vector<double> roundRatios(const Cell& c, int mode) {
     if (a && b && *b > 0) out.push_back(*a / *b);
   }
   return out;
-}
-
-std::string ratioSpread(const std::vector<double>& ratios) {
-  if (ratios.empty()) return "–";
-  const Stats s = bench_common::stats(ratios);
-  return bench_common::ratio(s.p10, 1.0) + "–" +
-         bench_common::ratio(s.p90, 1.0);
 }
 
 // Per Join, the mean step of the training ranks after rank 0 joined: what
@@ -278,13 +252,8 @@ void writeMarkdown(std::ostream& md, const ReportConfig& config,
         "with *after, mean per Join* (the mean of those steps in each Join, "
         "median over the Joins): a ratio near 1 means that rank 0 keeps pace "
         "with the training ranks and slows them down by nothing.\n\n"
-     << uneven.markdown() << "\n"
-     << "## Run\n\n"
-     << bench_common::runLines(
-            config.command.empty() ? "bench/run_join" : config.command,
-            config.start_loadavg)
-     << "- libtorch: " << TORCH_VERSION << "\n";
-  for (const std::string& note : config.notes) md << "- " << note << "\n";
+     << uneven.markdown() << "\n";
+  bench_common::writeRunSection(md, config, "bench/run_join", TORCH_VERSION);
 }
 
 }  // namespace

@@ -20,14 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "bench_common/args.h"
+
 namespace join_bench {
 
-struct ReportConfig {
-  std::string samples;             // the file above
-  std::string markdown;            // the results file, if any
-  std::string command;             // as the reader would retype it
-  std::vector<std::string> notes;  // lines for the run section
-  std::string start_loadavg;
+struct ReportConfig : bench_common::ReportFlags {
   int warmup = 0, steps = 0, block = 0, rows = 0;
   int repeats = 0, early = 0, steps_uneven = 0;
 };

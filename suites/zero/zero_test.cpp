@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "distalgo/zero/state_bytes.h"
 #include "distalgo/zero/zero_redundancy_optimizer.h"
 #include "fixtures/models.h"
 #include "ranktest/ranktest.h"
@@ -94,18 +95,6 @@ RANKTEST_F(ZeroParity, ClosureLossIsReturnedAndStepMatches) {
 // Per-rank Adam state after one step, summed over the state tensors of the
 // local optimizer, against the plain optimizer over all parameters.
 RANKTEST_F(ZeroParity, AdamStateIsAboutOneWthPerRank) {
-  auto stateBytes = [](const torch::optim::Optimizer& optimizer) {
-    std::int64_t bytes = 0;
-    for (const auto& [key, state] : optimizer.state()) {
-      const auto& adam =
-          dynamic_cast<const torch::optim::AdamParamState&>(*state);
-      for (const auto& t :
-           {adam.exp_avg(), adam.exp_avg_sq(), adam.max_exp_avg_sq()}) {
-        if (t.defined()) bytes += t.numel() * t.element_size();
-      }
-    }
-    return bytes;
-  };
   // Twelve parameters of 100..1200 elements: the greedy rule balances them
   // to within the largest one.
   std::vector<at::Tensor> params;
@@ -120,8 +109,9 @@ RANKTEST_F(ZeroParity, AdamStateIsAboutOneWthPerRank) {
   auto plain = factory({torch::optim::OptimizerParamGroup(params)});
   plain->step();
 
-  const std::int64_t total = stateBytes(*plain);
-  const std::int64_t local = stateBytes(zero.localOptimizer());
+  const std::int64_t total = distalgo::zero::optimizerStateBytes(*plain);
+  const std::int64_t local =
+      distalgo::zero::optimizerStateBytes(zero.localOptimizer());
   // Two state tensors (exp_avg, exp_avg_sq) of float.
   const std::int64_t largest = 2 * 1200 * sizeof(float);
   EXPECT_NEAR(static_cast<double>(local),

@@ -9,6 +9,9 @@
 #include <ostream>
 #include <string>
 
+#include "bench_common/args.h"
+#include "bench_common/machine.h"
+
 namespace bench_common {
 
 // Returns 1 (after saying so on stderr, prefixed with [tool]) when there were
@@ -30,6 +33,18 @@ inline int finishReport(const char* tool, bool has_samples,
     return 1;
   }
   return code;
+}
+
+// The report's "## Run" section: date, command (`default_command` unless
+// the flags give one), machine, load, libtorch `torch_version` and the notes.
+inline void writeRunSection(std::ostream& md, const ReportFlags& flags,
+                            const char* default_command,
+                            const char* torch_version) {
+  md << "## Run\n\n"
+     << runLines(flags.command.empty() ? default_command : flags.command,
+                 flags.start_loadavg)
+     << "- libtorch: " << torch_version << "\n";
+  for (const std::string& note : flags.notes) md << "- " << note << "\n";
 }
 
 }  // namespace bench_common

@@ -1,0 +1,22 @@
+#pragma once
+
+// Step times in microseconds, summarised for a report's cells in
+// milliseconds; and the tab-separated lines of the samples files.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bench_common {
+
+// The fields of one samples line.
+std::vector<std::string> splitTabs(const std::string& line);
+
+// The median, in ms; nothing for no values.
+std::optional<double> medianMs(const std::vector<double>& us);
+// "0.48–2.68": the 10th–90th percentile, in ms; "–" for no values.
+std::string spreadMs(const std::vector<double>& us);
+// "0.90–1.50": the 10th–90th percentile of ratios; "–" for none.
+std::string ratioSpread(const std::vector<double>& ratios);
+
+}  // namespace bench_common

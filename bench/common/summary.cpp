@@ -1,0 +1,37 @@
+#include "bench_common/summary.h"
+
+#include "bench_common/stats.h"
+#include "bench_common/table.h"
+
+namespace bench_common {
+
+std::vector<std::string> splitTabs(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t tab = line.find('\t', start);
+    out.push_back(line.substr(start, tab - start));
+    if (tab == std::string::npos) return out;
+    start = tab + 1;
+  }
+}
+
+std::optional<double> medianMs(const std::vector<double>& us) {
+  const auto m = median(us);
+  if (!m) return std::nullopt;
+  return *m / 1e3;
+}
+
+std::string spreadMs(const std::vector<double>& us) {
+  if (us.empty()) return "–";
+  const Stats s = stats(us);
+  return ms(s.p10 / 1e3) + "–" + ms(s.p90 / 1e3);
+}
+
+std::string ratioSpread(const std::vector<double>& ratios) {
+  if (ratios.empty()) return "–";
+  const Stats s = stats(ratios);
+  return ratio(s.p10, 1.0) + "–" + ratio(s.p90, 1.0);
+}
+
+}  // namespace bench_common

@@ -1,0 +1,73 @@
+#include "zero/modes.h"
+
+#include <torch/optim/adam.h>
+
+#include "distalgo/zero/state_bytes.h"
+#include "distalgo/zero/zero_redundancy_optimizer.h"
+
+namespace zero_bench {
+namespace {
+
+using bench_common::Group;
+using bench_common::ModelRow;
+using distalgo::ddp::DdpOptions;
+
+torch::optim::AdamOptions adamOptions() {
+  return torch::optim::AdamOptions(kLearningRate);
+}
+
+std::unique_ptr<Runner> plainAdam(const ModelRow& model, const Group& group,
+                                  const DdpOptions& options) {
+  auto runner = std::make_unique<Runner>(model, group, options);
+  auto adam = std::make_shared<torch::optim::Adam>(
+      runner->ddp.module()->parameters(), adamOptions());
+  runner->step = [adam] { adam->step(); };
+  runner->state_bytes = [adam] {
+    return distalgo::zero::optimizerStateBytes(*adam);
+  };
+  return runner;
+}
+
+std::unique_ptr<Runner> zero(const ModelRow& model, const Group& group,
+                             const DdpOptions& options,
+                             distalgo::zero::ZeroOptions zero_options) {
+  auto runner = std::make_unique<Runner>(model, group, options);
+  auto zero = std::make_shared<distalgo::zero::ZeroRedundancyOptimizer>(
+      runner->ddp.module()->parameters(), group,
+      distalgo::zero::localOptimizer<torch::optim::Adam>(adamOptions()),
+      zero_options);
+  runner->step = [zero] { zero->step(); };
+  runner->state_bytes = [zero] {
+    return distalgo::zero::optimizerStateBytes(zero->localOptimizer());
+  };
+  return runner;
+}
+
+}  // namespace
+
+const std::vector<ModeRow>& modeRows() {
+  static const std::vector<ModeRow> rows = {
+      {"adam", "DDP + libtorch's Adam over every parameter", &plainAdam},
+      {"zero",
+       "DDP + ZeroRedundancyOptimizer over Adam: each rank steps its shard, "
+       "then every parameter is broadcast from its owner",
+       [](const ModelRow& m, const Group& g, const DdpOptions& o) {
+         return zero(m, g, o, {});
+       }},
+      {"zero_bucket_view",
+       "the same with parameters_as_bucket_view: one broadcast per rank",
+       [](const ModelRow& m, const Group& g, const DdpOptions& o) {
+         return zero(m, g, o, {.parameters_as_bucket_view = true});
+       }},
+  };
+  return rows;
+}
+
+const ModeRow* findMode(const std::string& name) {
+  for (const ModeRow& row : modeRows()) {
+    if (row.name == name) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace zero_bench
