@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,17 +36,29 @@ struct Trained {
   std::unique_ptr<ZeroRedundancyOptimizer> zero;
 };
 
-Trained trainZero(const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
-                  const OptimizerCase& optimizer, bool bucket_view) {
-  Trained run{fixtures::makeMlp(/*seed=*/1), nullptr};
-  run.zero = std::make_unique<ZeroRedundancyOptimizer>(
-      twoGroups(run.model, optimizer), pg, optimizer.factory,
-      distalgo::zero::ZeroOptions{.parameters_as_bucket_view = bucket_view});
-  for (int step = 0; step < kSteps; ++step) {
-    setGradients(run.model, step);
-    run.zero->step();
+// For every optimizer case, with and without bucket view: the MLP trained
+// kSteps steps under ZeRO over twoGroups, and its state consolidated on
+// every rank in turn (rank 0 through the last), so each rank checks the
+// state it received.
+using ConsolidatedCheck = std::function<void(
+    const OptimizerCase&, bool bucket_view, Trained&, const std::string&)>;
+void forEachConsolidated(const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
+                         const ConsolidatedCheck& check) {
+  for (const auto& optimizer : optimizerCases()) {
+    for (const bool bucket_view : {false, true}) {
+      SCOPED_TRACE(optimizer.name + (bucket_view ? ", bucket view" : ""));
+      Trained run{fixtures::makeMlp(/*seed=*/1), nullptr};
+      run.zero = std::make_unique<ZeroRedundancyOptimizer>(
+          twoGroups(run.model, optimizer), pg, optimizer.factory,
+          distalgo::zero::ZeroOptions{.parameters_as_bucket_view =
+                                          bucket_view});
+      for (int step = 0; step < kSteps; ++step) {
+        setGradients(run.model, step);
+        run.zero->step();
+      }
+      check(optimizer, bucket_view, run, consolidateOnEveryRank(*run.zero));
+    }
   }
-  return run;
 }
 
 bool sameParameters(torch::nn::Sequential& a, torch::nn::Sequential& b) {
@@ -57,68 +70,52 @@ bool sameParameters(torch::nn::Sequential& a, torch::nn::Sequential& b) {
   return true;
 }
 
-std::string traceOf(const OptimizerCase& optimizer, bool bucket_view) {
-  return optimizer.name + (bucket_view ? ", bucket view" : "");
-}
-
-// Consolidated on every rank in turn (rank 0 through the last), so each
-// rank checks the state it received.
 RANKTEST_F(ZeroStateDict, ContinuesInAPlainOptimizer) {
-  for (const auto& optimizer : optimizerCases()) {
-    for (const bool bucket_view : {false, true}) {
-      SCOPED_TRACE(traceOf(optimizer, bucket_view));
-      auto run = trainZero(pg(), optimizer, bucket_view);
-      const auto state = consolidateOnEveryRank(*run.zero);
+  forEachConsolidated(pg(), [&](const OptimizerCase& optimizer, bool,
+                                Trained& run, const std::string& state) {
+    auto loaded_model = copyOf(run.model);
+    auto loaded = optimizer.factory(twoGroups(loaded_model, optimizer));
+    loadPlain(*loaded, state);
+    // Without the state, the same step goes elsewhere: the check below
+    // is not vacuous.
+    auto fresh_model = copyOf(run.model);
+    auto fresh = optimizer.factory(twoGroups(fresh_model, optimizer));
 
-      auto loaded_model = copyOf(run.model);
-      auto loaded = optimizer.factory(twoGroups(loaded_model, optimizer));
-      loadPlain(*loaded, state);
-      // Without the state, the same step goes elsewhere: the check below
-      // is not vacuous.
-      auto fresh_model = copyOf(run.model);
-      auto fresh = optimizer.factory(twoGroups(fresh_model, optimizer));
-
-      setGradients(run.model, kSteps);
-      run.zero->step();
-      setGradients(loaded_model, kSteps);
-      loaded->step();
-      setGradients(fresh_model, kSteps);
-      fresh->step();
-      expectSameParameters(loaded_model->parameters(), run.model->parameters(),
-                           0);
-      EXPECT_FALSE(sameParameters(fresh_model, run.model));
-    }
-  }
+    setGradients(run.model, kSteps);
+    run.zero->step();
+    setGradients(loaded_model, kSteps);
+    loaded->step();
+    setGradients(fresh_model, kSteps);
+    fresh->step();
+    expectSameParameters(loaded_model->parameters(), run.model->parameters(),
+                         0);
+    EXPECT_FALSE(sameParameters(fresh_model, run.model));
+  });
 }
 
 // The fresh ZeRO starts with lr 1 in both groups: the load restores the
 // saved 0.05 and 0.02 along with the shard's state.
 RANKTEST_F(ZeroStateDict, ContinuesInAFreshZero) {
-  for (const auto& optimizer : optimizerCases()) {
-    for (const bool bucket_view : {false, true}) {
-      SCOPED_TRACE(traceOf(optimizer, bucket_view));
-      auto run = trainZero(pg(), optimizer, bucket_view);
-      const auto state = consolidateOnEveryRank(*run.zero);
+  forEachConsolidated(pg(), [&](const OptimizerCase& optimizer,
+                                bool bucket_view, Trained& run,
+                                const std::string& state) {
+    auto model = copyOf(run.model);
+    ZeroRedundancyOptimizer zero(
+        twoGroupsWithLr(model, optimizer, 1.0), pg(), optimizer.factory,
+        distalgo::zero::ZeroOptions{.parameters_as_bucket_view = !bucket_view});
+    zero.loadStateDict(state);
+    const auto& groups = zero.localOptimizer().param_groups();
+    EXPECT_EQ(groups[0].options().get_lr(), 0.05);
+    EXPECT_EQ(groups[1].options().get_lr(), 0.02);
 
-      auto model = copyOf(run.model);
-      ZeroRedundancyOptimizer zero(
-          twoGroupsWithLr(model, optimizer, 1.0), pg(), optimizer.factory,
-          distalgo::zero::ZeroOptions{.parameters_as_bucket_view =
-                                          !bucket_view});
-      zero.loadStateDict(state);
-      const auto& groups = zero.localOptimizer().param_groups();
-      EXPECT_EQ(groups[0].options().get_lr(), 0.05);
-      EXPECT_EQ(groups[1].options().get_lr(), 0.02);
-
-      for (int step = kSteps; step < kSteps + kStepsAfter; ++step) {
-        setGradients(run.model, step);
-        run.zero->step();
-        setGradients(model, step);
-        zero.step();
-      }
-      expectSameParameters(model->parameters(), run.model->parameters(), 0);
+    for (int step = kSteps; step < kSteps + kStepsAfter; ++step) {
+      setGradients(run.model, step);
+      run.zero->step();
+      setGradients(model, step);
+      zero.step();
     }
-  }
+    expectSameParameters(model->parameters(), run.model->parameters(), 0);
+  });
 }
 
 RANKTEST_F(ZeroStateDict, PlainOptimizerStateContinuesInZero) {
@@ -141,6 +138,35 @@ RANKTEST_F(ZeroStateDict, PlainOptimizerStateContinuesInZero) {
       zero.step();
     }
     expectSameParameters(model->parameters(), plain_model->parameters(), 0);
+  }
+}
+
+// After addParamGroup re-partitions, the state consolidates from the owners
+// of that moment: a plain optimizer over both groups continues it.
+RANKTEST_F(ZeroStateDict, ConsolidatesAfterAddParamGroup) {
+  for (const auto& optimizer : optimizerCases()) {
+    SCOPED_TRACE(optimizer.name);
+    auto model = fixtures::makeMlp(/*seed=*/1);
+    ZeroRedundancyOptimizer zero(
+        std::vector<torch::optim::OptimizerParamGroup>{
+            firstLayer(model, optimizer)},
+        pg(), optimizer.factory);
+    setGradients(model, 0);
+    zero.step();
+    zero.addParamGroup(lastLayer(model, optimizer));
+    for (int step = 1; step < kSteps; ++step) {
+      setGradients(model, step);
+      zero.step();
+    }
+    const auto state = consolidateOnEveryRank(zero);
+    auto loaded_model = copyOf(model);
+    auto loaded = optimizer.factory(twoGroups(loaded_model, optimizer));
+    loadPlain(*loaded, state);
+    setGradients(model, kSteps);
+    zero.step();
+    setGradients(loaded_model, kSteps);
+    loaded->step();
+    expectSameParameters(loaded_model->parameters(), model->parameters(), 0);
   }
 }
 
