@@ -107,6 +107,10 @@ RANKTEST_F(ZeroStateDict, ContinuesInAFreshZero) {
     const auto& groups = zero.localOptimizer().param_groups();
     EXPECT_EQ(groups[0].options().get_lr(), 0.05);
     EXPECT_EQ(groups[1].options().get_lr(), 0.02);
+    // Only this rank's shard is kept: after training, one state per owned
+    // parameter.
+    EXPECT_EQ(zero.localOptimizer().state().size(),
+              zero.partition()[rank()].size());
 
     for (int step = kSteps; step < kSteps + kStepsAfter; ++step) {
       setGradients(run.model, step);
