@@ -130,6 +130,7 @@ void ZeroRedundancyOptimizer::addParamGroup(
     rebuilt->state()[key] = state->clone();
   }
   local_ = std::move(rebuilt);
+  ++state_version_;
 }
 
 void ZeroRedundancyOptimizer::repartition() {
@@ -203,6 +204,7 @@ at::Tensor ZeroRedundancyOptimizer::step(
   // before returning, so no heartbeat is in flight if this rank then leaves.
   const auto heartbeat = join::Join::notifyJoinContext(*this);
   at::Tensor loss = local_->step(std::move(closure));
+  ++state_version_;
   broadcastShards();
   if (heartbeat) heartbeat->wait();
   return loss;

@@ -15,8 +15,11 @@
 #include <ATen/core/Tensor.h>
 #include <torch/optim/optimizer.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <utility>
 #include <vector>
@@ -99,6 +102,32 @@ class ZeroRedundancyOptimizer : public join::Joinable {
   int rank() const { return rank_; }
   int worldSize() const { return world_size_; }
 
+  // State dict (zero_state_dict.cpp), in the local optimizer's own libtorch
+  // archive format: what torch::save writes for a plain optimizer of the
+  // same type over the same groups, so torch::load of such an optimizer
+  // reads it (libtorch maps states to parameters by position).
+  //
+  // Example:
+  //   zero.consolidateStateDict(/*to=*/0);
+  //   if (zero.rank() == 0) save(zero.stateDict());
+  //   ...
+  //   zero.loadStateDict(saved);  // on any rank, any world size
+
+  // Collective. Gathers every rank's shard of the state onto rank `to`, with
+  // `to`'s group options. Throws std::invalid_argument on every rank, before
+  // any collective, if `to` is not in [0, worldSize()).
+  void consolidateStateDict(int to = 0);
+  // On the rank that consolidated: the full state. Throws std::logic_error
+  // on other ranks, and if step(), addParamGroup() or loadStateDict() ran
+  // since the consolidation.
+  std::string stateDict() const;
+  // Not collective. Takes a full state (stateDict(), or torch::save of a
+  // plain optimizer of the same type over the same groups), keeps this
+  // rank's shard of it and every group's options (such as lr). Throws
+  // std::invalid_argument, changing nothing, on bytes that are no optimizer
+  // archive or whose groups, parameter counts or state sizes differ.
+  void loadStateDict(const std::string& state);
+
   // Joinable. The hook's main hook is step(); it reads no join arguments.
   // ZeRO acts at the optimizer step, after DDP's forward and backward.
   std::unique_ptr<join::JoinHook> joinHook(const join::JoinArgs& args) override;
@@ -134,6 +163,15 @@ class ZeroRedundancyOptimizer : public join::Joinable {
   std::vector<Broadcast> broadcasts_;
   LocalOptimizerFactory factory_;
   std::unique_ptr<torch::optim::Optimizer> local_;
+
+  // Bumped by every change of the state, so a consolidation knows it is
+  // stale.
+  std::uint64_t state_version_ = 0;
+  struct Consolidated {
+    std::uint64_t version;
+    std::string bytes;
+  };
+  std::optional<Consolidated> consolidated_;  // on the `to` rank only
 };
 
 }  // namespace distalgo::zero

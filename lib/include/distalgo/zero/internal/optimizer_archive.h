@@ -1,0 +1,55 @@
+#pragma once
+
+// libtorch's optimizer archive (torch/optim/serialize.h, what
+// Optimizer::save writes), handled without knowing the optimizer type: the
+// state is keyed by TensorImpl address strings and groups list their
+// parameters' keys, so a load maps states to parameters by position.
+
+#include <ATen/core/Tensor.h>
+#include <torch/optim/optimizer.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace distalgo::zero::internal {
+
+// A parameter group to write: its parameters and its options.
+struct ArchiveGroup {
+  std::vector<at::Tensor> params;
+  const torch::optim::OptimizerOptions* options;
+};
+
+// The key of a parameter's state: its TensorImpl address, as libtorch's.
+std::string stateKey(const at::Tensor& parameter);
+
+using OptimizerState =
+    ska::flat_hash_map<std::string,
+                       std::unique_ptr<torch::optim::OptimizerParamState>>;
+
+// Writes `groups` and, of `state`, the entries of the `with_state`
+// parameters only, as Optimizer::save would for an optimizer over `groups`.
+std::string writeArchive(const std::vector<ArchiveGroup>& groups,
+                         const OptimizerState& state,
+                         const std::vector<at::Tensor>& with_state);
+
+std::string saveOptimizer(const torch::optim::Optimizer& optimizer);
+
+// optimizer.load() of `bytes`: sets the state of each parameter whose
+// position has one in the archive, keeps the others'. Throws
+// std::invalid_argument if libtorch cannot read it.
+void loadOptimizer(torch::optim::Optimizer& optimizer,
+                   const std::string& bytes);
+
+// Throws std::invalid_argument, saying what differs, unless `bytes` is an
+// optimizer archive over `groups`' shape: as many groups, as many parameters
+// in each, and every non-scalar state tensor of a parameter sized like it.
+void checkArchiveFits(const std::string& bytes,
+                      const std::vector<std::vector<at::Tensor>>& groups);
+
+// Each group's options in `bytes`, read into a copy of `like`'s group of the
+// same index (which gives the options type). `bytes` must fit `like`.
+std::vector<std::unique_ptr<torch::optim::OptimizerOptions>> readGroupOptions(
+    const std::string& bytes, const torch::optim::Optimizer& like);
+
+}  // namespace distalgo::zero::internal

@@ -1,0 +1,202 @@
+#include "distalgo/zero/internal/optimizer_archive.h"
+
+#include <c10/util/Exception.h>
+#include <c10/util/string_utils.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/serialization/import.h>
+#include <torch/serialize/archive.h>
+#include <torch/types.h>
+
+#include <sstream>
+#include <stdexcept>
+
+namespace distalgo::zero::internal {
+namespace {
+
+using torch::serialize::InputArchive;
+using torch::serialize::OutputArchive;
+
+std::string sizesText(at::IntArrayRef sizes) {
+  std::ostringstream text;
+  text << sizes;
+  return text.str();
+}
+
+InputArchive openArchive(const std::string& bytes) {
+  InputArchive archive;
+  try {
+    archive.load_from(bytes.data(), bytes.size());
+  } catch (const c10::Error& e) {
+    throw std::invalid_argument(
+        std::string("not a libtorch optimizer archive: ") +
+        e.what_without_backtrace());
+  }
+  return archive;
+}
+
+// The submodule `name` of an archive opened as a TorchScript module (which
+// it is), to read entries whose names are not known in advance.
+torch::jit::Module submodule(const torch::jit::Module& parent,
+                             const std::string& name) {
+  if (!parent.hasattr(name) || !parent.attr(name).isObject()) {
+    throw std::invalid_argument(
+        "not a libtorch optimizer archive: it has no '" + name + "'");
+  }
+  return parent.attr(name).toModule();
+}
+
+void checkStateSizes(const torch::jit::Module& state, const std::string& key,
+                     const at::Tensor& parameter, std::size_t g,
+                     std::size_t i) {
+  if (!state.hasattr(key)) return;  // no state yet for this parameter
+  for (const auto& entry : submodule(state, key).named_attributes(false)) {
+    if (!entry.value.isTensor()) continue;
+    const auto& tensor = entry.value.toTensor();
+    // Scalars (step counters) have no parameter shape.
+    if (tensor.dim() == 0 || tensor.sizes() == parameter.sizes()) continue;
+    throw std::invalid_argument("group " + std::to_string(g) + ", parameter " +
+                                std::to_string(i) + ": the state's '" +
+                                entry.name + "' has sizes " +
+                                sizesText(tensor.sizes()) + ", the parameter " +
+                                sizesText(parameter.sizes()));
+  }
+}
+
+void checkFits(const torch::jit::Module& root,
+               const std::vector<std::vector<at::Tensor>>& groups) {
+  const auto state = submodule(root, "state");
+  const auto saved = submodule(root, "param_groups");
+  const auto count = [](const torch::jit::Module& m, const std::string& key) {
+    if (!m.hasattr(key) || !m.attr(key).isTensor()) {
+      throw std::invalid_argument(
+          "not a libtorch optimizer archive: it has no '" + key + "'");
+    }
+    return static_cast<std::size_t>(m.attr(key).toTensor().item<int64_t>());
+  };
+  const auto group_count = count(saved, "param_groups/size");
+  if (group_count != groups.size()) {
+    throw std::invalid_argument("the state has " + std::to_string(group_count) +
+                                " parameter groups, this optimizer " +
+                                std::to_string(groups.size()));
+  }
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto group = submodule(saved, "param_groups/" + std::to_string(g));
+    const auto size = count(group, "params/size");
+    if (size != groups[g].size()) {
+      throw std::invalid_argument(
+          "group " + std::to_string(g) + " has " + std::to_string(size) +
+          " parameters in the state, " + std::to_string(groups[g].size()) +
+          " in this optimizer");
+    }
+    for (std::size_t i = 0; i < size; ++i) {
+      const auto key = group.attr("params/" + std::to_string(i));
+      checkStateSizes(state, key.toStringRef(), groups[g][i], g, i);
+    }
+  }
+}
+
+}  // namespace
+
+std::string stateKey(const at::Tensor& parameter) {
+  return c10::guts::to_string(parameter.unsafeGetTensorImpl());
+}
+
+std::string writeArchive(const std::vector<ArchiveGroup>& groups,
+                         const OptimizerState& state,
+                         const std::vector<at::Tensor>& with_state) {
+  // The layout of torch::optim::serialize(archive, optimizer), whose
+  // templates need the concrete state and options types; the virtual
+  // serialize() of each state and options object gives the same entries.
+  OutputArchive archive;
+  archive.write("pytorch_version", c10::IValue("1.5.0"));
+  OutputArchive state_archive(archive.compilation_unit());
+  for (const auto& parameter : with_state) {
+    const auto key = stateKey(parameter);
+    const auto found = state.find(key);
+    if (found == state.end()) continue;
+    OutputArchive entry(archive.compilation_unit());
+    found->second->serialize(entry);
+    state_archive.write(key, entry);
+  }
+  archive.write("state", state_archive);
+
+  OutputArchive groups_archive(archive.compilation_unit());
+  groups_archive.write("param_groups/size",
+                       torch::tensor(static_cast<int64_t>(groups.size())));
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    OutputArchive group(archive.compilation_unit());
+    const auto& params = groups[g].params;
+    group.write("params/size",
+                torch::tensor(static_cast<int64_t>(params.size())));
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      group.write("params/" + std::to_string(i),
+                  c10::IValue(stateKey(params[i])));
+    }
+    OutputArchive options(archive.compilation_unit());
+    groups[g].options->serialize(options);
+    group.write("options", options);
+    groups_archive.write("param_groups/" + std::to_string(g), group);
+  }
+  archive.write("param_groups", groups_archive);
+  std::ostringstream bytes;
+  archive.save_to(bytes);
+  return bytes.str();
+}
+
+std::string saveOptimizer(const torch::optim::Optimizer& optimizer) {
+  OutputArchive archive;
+  optimizer.save(archive);
+  std::ostringstream bytes;
+  archive.save_to(bytes);
+  return bytes.str();
+}
+
+void loadOptimizer(torch::optim::Optimizer& optimizer,
+                   const std::string& bytes) {
+  auto archive = openArchive(bytes);
+  try {
+    optimizer.load(archive);
+  } catch (const c10::Error& e) {
+    throw std::invalid_argument(
+        std::string("libtorch cannot load the optimizer archive: ") +
+        e.what_without_backtrace());
+  }
+}
+
+void checkArchiveFits(const std::string& bytes,
+                      const std::vector<std::vector<at::Tensor>>& groups) {
+  try {
+    std::istringstream stream(bytes);
+    checkFits(torch::jit::load(stream), groups);
+  } catch (const c10::Error& e) {
+    throw std::invalid_argument(
+        std::string("not a libtorch optimizer archive: ") +
+        e.what_without_backtrace());
+  }
+}
+
+std::vector<std::unique_ptr<torch::optim::OptimizerOptions>> readGroupOptions(
+    const std::string& bytes, const torch::optim::Optimizer& like) {
+  auto archive = openArchive(bytes);
+  std::vector<std::unique_ptr<torch::optim::OptimizerOptions>> options;
+  try {
+    InputArchive groups;
+    archive.read("param_groups", groups);
+    for (std::size_t g = 0; g < like.param_groups().size(); ++g) {
+      InputArchive group;
+      groups.read("param_groups/" + std::to_string(g), group);
+      InputArchive saved;
+      group.read("options", saved);
+      auto& read =
+          options.emplace_back(like.param_groups()[g].options().clone());
+      read->serialize(saved);
+    }
+  } catch (const c10::Error& e) {
+    throw std::invalid_argument(
+        std::string("cannot read the groups' options: ") +
+        e.what_without_backtrace());
+  }
+  return options;
+}
+
+}  // namespace distalgo::zero::internal

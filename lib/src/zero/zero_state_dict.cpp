@@ -1,0 +1,104 @@
+// ZeroRedundancyOptimizer's state dict (PyTorch's consolidate_state_dict,
+// state_dict, load_state_dict) in libtorch's optimizer archive format. Every
+// step goes through a plain optimizer of the local type over all groups,
+// built with the factory, so any libtorch optimizer type works and reads
+// and writes its own state types.
+
+#include <stdexcept>
+#include <string>
+
+#include "distalgo/zero/internal/gather_bytes.h"
+#include "distalgo/zero/internal/optimizer_archive.h"
+#include "distalgo/zero/zero_redundancy_optimizer.h"
+
+namespace distalgo::zero {
+namespace {
+
+constexpr const char* kWhere = "distalgo::zero::ZeroRedundancyOptimizer::";
+
+// A plain optimizer over every group, with the local groups' options.
+std::unique_ptr<torch::optim::Optimizer> fullOptimizer(
+    const LocalOptimizerFactory& factory,
+    const std::vector<std::vector<at::Tensor>>& groups,
+    const torch::optim::Optimizer& local) {
+  std::vector<torch::optim::OptimizerParamGroup> full;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    full.emplace_back(groups[g], local.param_groups()[g].options().clone());
+  }
+  return factory(std::move(full));
+}
+
+}  // namespace
+
+void ZeroRedundancyOptimizer::consolidateStateDict(int to) {
+  if (to < 0 || to >= world_size_) {
+    throw std::invalid_argument(
+        std::string(kWhere) + "consolidateStateDict: rank " +
+        std::to_string(to) + " is not in [0, " + std::to_string(world_size_) +
+        ") (on rank " + std::to_string(rank_) + ")");
+  }
+  // This rank's shard, written against all groups: a load by position then
+  // places it, and the receiver needs no knowledge of who owns what.
+  std::vector<internal::ArchiveGroup> groups;
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    groups.push_back({groups_[g], &local_->param_groups()[g].options()});
+  }
+  std::vector<at::Tensor> owned;
+  for (const auto& entry : partition_[rank_]) owned.push_back(entry.parameter);
+  const auto shards = internal::gatherBytes(
+      pg_, internal::writeArchive(groups, local_->state(), owned), to);
+
+  consolidated_.reset();
+  if (rank_ != to) return;
+  auto full = fullOptimizer(factory_, groups_, *local_);
+  // Each load sets the states its shard has and keeps the others'.
+  for (const auto& shard : shards) internal::loadOptimizer(*full, shard);
+  consolidated_ = Consolidated{state_version_, internal::saveOptimizer(*full)};
+}
+
+std::string ZeroRedundancyOptimizer::stateDict() const {
+  if (!consolidated_) {
+    throw std::logic_error(
+        std::string(kWhere) + "stateDict: rank " + std::to_string(rank_) +
+        " holds no consolidated state; call consolidateStateDict(" +
+        std::to_string(rank_) + ") on every rank first");
+  }
+  if (consolidated_->version != state_version_) {
+    throw std::logic_error(
+        std::string(kWhere) + "stateDict: the state consolidated on rank " +
+        std::to_string(rank_) +
+        " is stale (step(), addParamGroup() or loadStateDict() ran since); "
+        "call consolidateStateDict() again");
+  }
+  return consolidated_->bytes;
+}
+
+void ZeroRedundancyOptimizer::loadStateDict(const std::string& state) {
+  std::unique_ptr<torch::optim::Optimizer> full;
+  std::vector<std::unique_ptr<torch::optim::OptimizerOptions>> options;
+  try {
+    internal::checkArchiveFits(state, groups_);
+    full = fullOptimizer(factory_, groups_, *local_);
+    internal::loadOptimizer(*full, state);
+    options = internal::readGroupOptions(state, *local_);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string(kWhere) + "loadStateDict on rank " +
+                                std::to_string(rank_) + ": " + e.what());
+  }
+  // Nothing above changed this optimizer; now keep this rank's shard.
+  for (const auto& entry : partition_[rank_]) {
+    const auto key = internal::stateKey(entry.parameter);
+    const auto found = full->state().find(key);
+    if (found == full->state().end()) {
+      local_->state().erase(key);
+    } else {
+      local_->state()[key] = std::move(found->second);
+    }
+  }
+  for (std::size_t g = 0; g < options.size(); ++g) {
+    local_->param_groups()[g].set_options(std::move(options[g]));
+  }
+  ++state_version_;
+}
+
+}  // namespace distalgo::zero
