@@ -1,0 +1,75 @@
+#include "partial_step.h"
+
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "distalgo/ddp/comm_hook.h"
+
+namespace distalgo::zero::internal {
+
+SeenBucket seeBucket(ddp::GradBucket& bucket,
+                     c10::intrusive_ptr<c10::ivalue::Future> reduced) {
+  return {bucket.parameters(), bucket.gradients(), bucket.buffer(),
+          std::move(reduced)};
+}
+
+std::vector<at::Tensor> reducedGradients(const SeenBucket& bucket) {
+  bucket.reduced->wait();
+  at::Tensor result = ddp::firstTensorOf(bucket.reduced->value());
+  if (!result.defined() || result.numel() != bucket.buffer.numel()) {
+    throw std::runtime_error(
+        "distalgo::zero overlap: the wrapped hook's future must hold a tensor "
+        "shaped like the bucket's buffer (" +
+        std::to_string(bucket.buffer.numel()) + " elements)");
+  }
+  result = result.contiguous();
+  std::vector<at::Tensor> out;
+  out.reserve(bucket.gradients.size());
+  for (const auto& view : bucket.gradients) {
+    const auto offset = view.storage_offset() - bucket.buffer.storage_offset();
+    out.push_back(result.as_strided(view.sizes(), view.strides(),
+                                    result.storage_offset() + offset));
+  }
+  return out;
+}
+
+void stepWith(torch::optim::Optimizer& optimizer,
+              const std::vector<at::Tensor>& parameters,
+              const std::vector<at::Tensor>& gradients) {
+  std::unordered_map<const c10::TensorImpl*, at::Tensor> given;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    given[parameters[i].unsafeGetTensorImpl()] = gradients[i];
+  }
+  std::vector<std::pair<at::Tensor, at::Tensor>> saved;  // parameter, grad
+  for (auto& group : optimizer.param_groups()) {
+    for (auto& p : group.params()) {
+      saved.emplace_back(p, p.grad());
+      const auto it = given.find(p.unsafeGetTensorImpl());
+      p.mutable_grad() = it == given.end() ? at::Tensor() : it->second;
+    }
+  }
+  const auto restore = [&] {
+    for (auto& [p, grad] : saved) p.mutable_grad() = grad;
+  };
+  try {
+    optimizer.step();
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+}
+
+void broadcastParameters(c10d::ProcessGroup& pg,
+                         const std::vector<at::Tensor>& parameters, int owner,
+                         std::vector<c10::intrusive_ptr<c10d::Work>>& works) {
+  c10d::BroadcastOptions options;
+  options.rootRank = owner;
+  for (const auto& p : parameters) {
+    std::vector<at::Tensor> tensors{p.detach()};
+    works.push_back(pg.broadcast(tensors, options));
+  }
+}
+
+}  // namespace distalgo::zero::internal

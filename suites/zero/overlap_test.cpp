@@ -1,0 +1,273 @@
+// ZeRO stepped from DDP's communication hook (overlap.h) against DDP plus
+// ZeRO's step(), after every iteration, warm-up included, and its refusals.
+
+#include "distalgo/zero/overlap.h"
+
+#include <gmock/gmock.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/adam.h>
+#include <torch/optim/sgd.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "distalgo/ddp/distributed_data_parallel.h"
+#include "distalgo/hooks/default_hooks.h"
+#include "distalgo/join/join.h"
+#include "distalgo/zero/zero_redundancy_optimizer.h"
+#include "fixtures/models.h"
+#include "fixtures/rank_data.h"
+#include "fixtures/training.h"
+#include "ranktest/ranktest.h"
+#include "zero_parity.h"
+
+namespace zero_suite {
+namespace {
+
+using distalgo::ddp::DdpOptions;
+using distalgo::ddp::DistributedDataParallel;
+using distalgo::zero::ZeroRedundancyOptimizer;
+using testing::HasSubstr;
+using testing::ThrowsMessage;
+
+constexpr int kIterations = 6;  // warm-up 0 and 1, then overlapped
+constexpr int kRows = 6;
+
+enum class Hook { kAfterLastBucket, kInterleaved };
+
+// The MLP's 4 parameters (128, 16, 64, 4 floats) in 4 buckets, in 2, or 1.
+struct BucketCap {
+  std::string name;
+  double bucket_cap_mb;
+  std::size_t first_bucket_cap_bytes;
+  std::size_t buckets;  // after DDP's rebuild
+};
+const std::vector<BucketCap> kCaps = {
+    {"a bucket per parameter", 0, 0, 4},
+    {"300-byte buckets", 300.0 / (1024 * 1024), 300, 2},
+    {"one bucket", 25, 1024 * 1024, 1}};
+
+// The MLP with DDP and a ZeRO over twoGroups(), training on the same batches.
+struct Trainer {
+  Trainer(const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
+          const OptimizerCase& optimizer, DdpOptions options, bool overlap)
+      : model(fixtures::makeMlp(/*seed=*/1)),
+        ddp(model, pg, options),
+        zero(twoGroups(model, optimizer), pg, optimizer.factory,
+             {.overlap_with_ddp = overlap}) {}
+
+  void iterate(int i, int rank, bool step) {
+    distalgo::ddp::zeroGradients(*model);
+    const auto b = fixtures::rankBatch(i, rank, kRows, fixtures::kMlpInputs,
+                                       fixtures::kMlpOutputs);
+    torch::nn::functional::mse_loss(ddp.forward(b.input), b.target).backward();
+    if (step) zero.step();
+  }
+
+  torch::nn::Sequential model;
+  DistributedDataParallel<torch::nn::Sequential> ddp;
+  ZeroRedundancyOptimizer zero;
+};
+
+class ZeroOverlap : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2, 3}}; }
+
+ protected:
+  distalgo::ddp::CommHook overlapHook(Trainer& t, Hook hook, bool shard) {
+    auto allreduce = distalgo::hooks::allreduceHook(pg());
+    return hook == Hook::kAfterLastBucket
+               ? distalgo::zero::hookWithZeroStep(allreduce, t.ddp, t.zero,
+                                                  shard)
+               : distalgo::zero::hookWithZeroStepInterleaved(allreduce, t.ddp,
+                                                             t.zero, shard);
+  }
+
+  // Trains reference (DDP, then step()) and overlapped side by side and
+  // compares the parameters after every iteration.
+  void expectParity(Hook hook, bool shard, const OptimizerCase& optimizer,
+                    const BucketCap& cap, double tolerance) {
+    const DdpOptions options{
+        .bucket_cap_mb = cap.bucket_cap_mb,
+        .first_bucket_cap_bytes = cap.first_bucket_cap_bytes};
+    Trainer reference(pg(), optimizer, options, /*overlap=*/false);
+    Trainer overlapped(pg(), optimizer, options, /*overlap=*/true);
+    // The same reduction on both sides: allreduceHook divides before the
+    // sum, DDP without a hook multiplies by 1/W (not exact for W = 3).
+    reference.ddp.registerCommHook(distalgo::hooks::allreduceHook(pg()));
+    overlapped.ddp.registerCommHook(overlapHook(overlapped, hook, shard),
+                                    "zero");
+    const auto initial = fixtures::snapshot(*overlapped.model);
+    for (int i = 0; i < kIterations; ++i) {
+      SCOPED_TRACE("iteration " + std::to_string(i));
+      reference.iterate(i, rank(), /*step=*/true);
+      overlapped.iterate(i, rank(), /*step=*/false);
+      const auto actual = fixtures::snapshot(*overlapped.model);
+      expectSameParameters(actual, fixtures::snapshot(*reference.model),
+                           tolerance);
+      // Every iteration steps, the warm-up ones too.
+      if (i == 0) {
+        EXPECT_FALSE(actual[0].equal(initial[0]));
+      }
+    }
+    EXPECT_EQ(overlapped.ddp.reducer().get_grad_buckets().size(), cap.buckets);
+  }
+};
+
+std::string traceOf(Hook hook, bool shard, const BucketCap& cap,
+                    const OptimizerCase& optimizer) {
+  return std::string(hook == Hook::kAfterLastBucket ? "after last bucket"
+                                                    : "interleaved") +
+         (shard ? ", sharded buckets, " : ", whole buckets, ") + cap.name +
+         ", " + optimizer.name;
+}
+
+// SGD and Adam step each parameter alone with the same kernels on the same
+// reduced gradients, whichever rank owns it: both are bit for bit.
+RANKTEST_F(ZeroOverlap, MatchesDdpPlusZeroAfterEveryIteration) {
+  const auto cases = optimizerCases();
+  for (const auto& optimizer : {cases[0], cases[1]}) {  // SGD, Adam
+    for (const Hook hook : {Hook::kAfterLastBucket, Hook::kInterleaved}) {
+      for (const bool shard : {false, true}) {
+        for (const auto& cap : kCaps) {
+          SCOPED_TRACE(traceOf(hook, shard, cap, optimizer));
+          expectParity(hook, shard, optimizer, cap, /*tolerance=*/0);
+        }
+      }
+    }
+  }
+}
+
+// The warm-up ends with the first iteration whose buckets are final: the
+// state then moves out of the greedy local optimizer.
+RANKTEST_F(ZeroOverlap, WarmUpEndsOnceDdpBucketsAreFinal) {
+  const auto sgd = optimizerCases()[0];
+  struct Mode {
+    std::string name;
+    DdpOptions options;
+    int last_warm_up;
+  };
+  const std::vector<Mode> modes = {
+      {"default", {.bucket_cap_mb = 0, .first_bucket_cap_bytes = 0}, 1},
+      {"static graph",
+       {.bucket_cap_mb = 0, .first_bucket_cap_bytes = 0, .static_graph = true},
+       2},
+      {"find unused parameters",
+       {.bucket_cap_mb = 0,
+        .first_bucket_cap_bytes = 0,
+        .find_unused_parameters = true},
+       0}};
+  for (const auto& mode : modes) {
+    for (const Hook hook : {Hook::kAfterLastBucket, Hook::kInterleaved}) {
+      SCOPED_TRACE(mode.name);
+      Trainer reference(pg(), sgd, mode.options, /*overlap=*/false);
+      Trainer overlapped(pg(), sgd, mode.options, /*overlap=*/true);
+      reference.ddp.registerCommHook(distalgo::hooks::allreduceHook(pg()));
+      overlapped.ddp.registerCommHook(overlapHook(overlapped, hook, false));
+      for (int i = 0; i < kIterations; ++i) {
+        SCOPED_TRACE("iteration " + std::to_string(i));
+        reference.iterate(i, rank(), true);
+        overlapped.iterate(i, rank(), false);
+        expectSameParameters(fixtures::snapshot(*overlapped.model),
+                             fixtures::snapshot(*reference.model), 0);
+        // Every rank owns a parameter under the greedy partition (4 > W).
+        EXPECT_EQ(overlapped.zero.localOptimizer().state().empty(),
+                  i >= mode.last_warm_up);
+      }
+    }
+  }
+}
+
+RANKTEST_F(ZeroOverlap, LearningRateSetOnTheLocalOptimizerApplies) {
+  const auto sgd = optimizerCases()[0];
+  Trainer reference(pg(), sgd, {}, false);
+  Trainer overlapped(pg(), sgd, {}, true);
+  reference.ddp.registerCommHook(distalgo::hooks::allreduceHook(pg()));
+  overlapped.ddp.registerCommHook(
+      overlapHook(overlapped, Hook::kInterleaved, true));
+  for (int i = 0; i < kIterations; ++i) {
+    if (i == 3) {
+      for (auto* zero : {&reference.zero, &overlapped.zero}) {
+        for (auto& group : zero->localOptimizer().param_groups()) {
+          group.options().set_lr(group.options().get_lr() / 2);
+        }
+      }
+    }
+    reference.iterate(i, rank(), true);
+    overlapped.iterate(i, rank(), false);
+  }
+  expectSameParameters(fixtures::snapshot(*overlapped.model),
+                       fixtures::snapshot(*reference.model), 0);
+}
+
+RANKTEST_F(ZeroOverlap, HookNeedsZeroBuiltForOverlap) {
+  const auto sgd = optimizerCases()[0];
+  Trainer plain(pg(), sgd, {}, /*overlap=*/false);
+  EXPECT_THAT([&] { overlapHook(plain, Hook::kAfterLastBucket, false); },
+              ThrowsMessage<std::invalid_argument>(
+                  HasSubstr("built without ZeroOptions::overlap_with_ddp")));
+  Trainer overlapped(pg(), sgd, {}, /*overlap=*/true);
+  overlapHook(overlapped, Hook::kInterleaved, false);
+  EXPECT_THAT([&] { overlapHook(overlapped, Hook::kAfterLastBucket, false); },
+              ThrowsMessage<std::logic_error>(
+                  HasSubstr("already driven by another hook")));
+}
+
+RANKTEST_F(ZeroOverlap, StepAddParamGroupAndJoinAreRefused) {
+  const auto sgd = optimizerCases()[0];
+  Trainer t(pg(), sgd, {}, /*overlap=*/true);
+  t.ddp.registerCommHook(overlapHook(t, Hook::kAfterLastBucket, false));
+  t.iterate(0, rank(), /*step=*/false);
+  EXPECT_THAT([&] { t.zero.step(); },
+              ThrowsMessage<std::logic_error>(
+                  HasSubstr("step() on rank " + std::to_string(rank()) +
+                            ": built with overlap_with_ddp")));
+  EXPECT_THAT(
+      [&] {
+        t.zero.addParamGroup(torch::optim::OptimizerParamGroup(
+            std::vector<at::Tensor>{at::zeros({2}).requires_grad_()}));
+      },
+      ThrowsMessage<std::logic_error>(HasSubstr("addParamGroup()")));
+  EXPECT_THAT(
+      [&] {
+        distalgo::join::Join join({&t.ddp, &t.zero});
+      },
+      ThrowsMessage<std::logic_error>(HasSubstr("Join on rank")));
+}
+
+RANKTEST_F(ZeroOverlap, DdpParameterMissingFromZeroIsRefused) {
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  DistributedDataParallel ddp(model, pg());
+  const auto sgd = optimizerCases()[0];
+  ZeroRedundancyOptimizer zero(std::vector<at::Tensor>{model->parameters()[0]},
+                               pg(), sgd.factory, {.overlap_with_ddp = true});
+  ddp.registerCommHook(distalgo::zero::hookWithZeroStep(
+      distalgo::hooks::allreduceHook(pg()), ddp, zero));
+  const auto iterate = [&](int i) {
+    const auto b = fixtures::rankBatch(i, rank(), kRows, fixtures::kMlpInputs,
+                                       fixtures::kMlpOutputs);
+    torch::nn::functional::mse_loss(ddp.forward(b.input), b.target).backward();
+  };
+  iterate(0);  // a warm-up step of the one parameter ZeRO holds
+  // The buckets are final after this one: the partition is built.
+  EXPECT_THAT([&] { iterate(1); },
+              ThrowsMessage<std::logic_error>(HasSubstr(
+                  "is not a parameter of the ZeroRedundancyOptimizer")));
+}
+
+RANKTEST_F(ZeroOverlap, BucketViewIsRefused) {
+  auto model = fixtures::makeMlp(1);
+  EXPECT_THAT(
+      [&] {
+        ZeroRedundancyOptimizer zero(
+            model->parameters(), pg(), optimizerCases()[0].factory,
+            {.parameters_as_bucket_view = true, .overlap_with_ddp = true});
+      },
+      ThrowsMessage<std::invalid_argument>(
+          HasSubstr("does not support parameters_as_bucket_view")));
+}
+
+}  // namespace
+}  // namespace zero_suite
