@@ -60,10 +60,13 @@ struct Trainer {
 
   void iterate(int i, int rank, bool step) {
     distalgo::ddp::zeroGradients(*model);
+    backward(i, rank);
+    if (step) zero.step();
+  }
+  void backward(int i, int rank) {
     const auto b = fixtures::rankBatch(i, rank, kRows, fixtures::kMlpInputs,
                                        fixtures::kMlpOutputs);
     torch::nn::functional::mse_loss(ddp.forward(b.input), b.target).backward();
-    if (step) zero.step();
   }
 
   torch::nn::Sequential model;
@@ -158,7 +161,12 @@ RANKTEST_F(ZeroOverlap, WarmUpEndsOnceDdpBucketsAreFinal) {
        {.bucket_cap_mb = 0,
         .first_bucket_cap_bytes = 0,
         .find_unused_parameters = true},
-       0}};
+       0},
+      {"gradient as bucket view",
+       {.bucket_cap_mb = 0,
+        .first_bucket_cap_bytes = 0,
+        .gradient_as_bucket_view = true},
+       1}};
   for (const auto& mode : modes) {
     for (const Hook hook : {Hook::kAfterLastBucket, Hook::kInterleaved}) {
       SCOPED_TRACE(mode.name);
@@ -200,6 +208,63 @@ RANKTEST_F(ZeroOverlap, LearningRateSetOnTheLocalOptimizerApplies) {
   }
   expectSameParameters(fixtures::snapshot(*overlapped.model),
                        fixtures::snapshot(*reference.model), 0);
+}
+
+// Gradients accumulated under noSync are reduced and stepped with the next
+// synced backward, as step() after it would, also across the warm-up's end.
+RANKTEST_F(ZeroOverlap, NoSyncIterationsStepWithTheNextSyncedOne) {
+  const auto sgd = optimizerCases()[0];
+  for (const Hook hook : {Hook::kAfterLastBucket, Hook::kInterleaved}) {
+    Trainer reference(pg(), sgd, {.bucket_cap_mb = 0}, false);
+    Trainer overlapped(pg(), sgd, {.bucket_cap_mb = 0}, true);
+    reference.ddp.registerCommHook(distalgo::hooks::allreduceHook(pg()));
+    overlapped.ddp.registerCommHook(overlapHook(overlapped, hook, true));
+    for (int i = 0; i < 8; ++i) {
+      for (auto* t : {&reference, &overlapped}) {
+        distalgo::ddp::zeroGradients(*t->model);
+        if (i % 3 == 0) {
+          auto no_sync = t->ddp.noSync();
+          t->backward(100 + i, rank());
+        }
+        t->backward(i, rank());
+      }
+      reference.zero.step();
+      expectSameParameters(fixtures::snapshot(*overlapped.model),
+                           fixtures::snapshot(*reference.model), 0);
+    }
+  }
+}
+
+// Once overlapped, the interleaved hook has stepped bucket 0 (on its owner,
+// rank 0) when bucket 1 is handed to the wrapped hook; the other hook steps
+// after the last bucket only.
+RANKTEST_F(ZeroOverlap, InterleavedStepsABucketBeforeTheNextIsReduced) {
+  const auto sgd = optimizerCases()[0];
+  for (const Hook hook : {Hook::kAfterLastBucket, Hook::kInterleaved}) {
+    Trainer t(pg(), sgd, {.bucket_cap_mb = 0, .first_bucket_cap_bytes = 0},
+              true);
+    at::Tensor first, before;  // bucket 0's first parameter, its value
+    bool changed = false;
+    auto allreduce = distalgo::hooks::allreduceHook(pg());
+    distalgo::ddp::CommHook watching = [&](distalgo::ddp::GradBucket& b) {
+      if (b.index() == 0) {
+        first = b.parameters()[0];
+        before = first.detach().clone();
+      } else if (b.index() == 1) {
+        changed = !first.equal(before);
+      }
+      return allreduce(b);
+    };
+    t.ddp.registerCommHook(
+        hook == Hook::kInterleaved
+            ? distalgo::zero::hookWithZeroStepInterleaved(watching, t.ddp,
+                                                          t.zero)
+            : distalgo::zero::hookWithZeroStep(watching, t.ddp, t.zero));
+    for (int i = 0; i < 4; ++i) t.iterate(i, rank(), false);
+    // Elsewhere the owner's broadcast may or may not have landed yet.
+    if (hook == Hook::kAfterLastBucket) EXPECT_FALSE(changed);
+    if (hook == Hook::kInterleaved && rank() == 0) EXPECT_TRUE(changed);
+  }
 }
 
 RANKTEST_F(ZeroOverlap, HookNeedsZeroBuiltForOverlap) {
