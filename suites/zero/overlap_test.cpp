@@ -20,6 +20,7 @@
 #include "fixtures/models.h"
 #include "fixtures/rank_data.h"
 #include "fixtures/training.h"
+#include "ranktest/counting_process_group.h"
 #include "ranktest/ranktest.h"
 #include "zero_parity.h"
 
@@ -261,9 +262,23 @@ RANKTEST_F(ZeroOverlap, InterleavedStepsABucketBeforeTheNextIsReduced) {
                                                           t.zero)
             : distalgo::zero::hookWithZeroStep(watching, t.ddp, t.zero));
     for (int i = 0; i < 4; ++i) t.iterate(i, rank(), false);
-    // Elsewhere the owner's broadcast may or may not have landed yet.
-    if (hook == Hook::kAfterLastBucket) EXPECT_FALSE(changed);
-    if (hook == Hook::kInterleaved && rank() == 0) EXPECT_TRUE(changed);
+    // The other ranks take the broadcast values after the last bucket.
+    EXPECT_EQ(changed, hook == Hook::kInterleaved && rank() == 0);
+  }
+}
+
+// One broadcast per piece once overlapped (per parameter in the warm-up).
+RANKTEST_F(ZeroOverlap, BroadcastsOnePiecePerBucket) {
+  const auto sgd = optimizerCases()[0];
+  for (const bool shard : {false, true}) {
+    auto counting = c10::make_intrusive<ranktest::CountingProcessGroup>(pg());
+    Trainer t(counting, sgd, {.bucket_cap_mb = 25}, true);
+    t.ddp.registerCommHook(overlapHook(t, Hook::kInterleaved, shard));
+    for (int i = 0; i < 3; ++i) t.iterate(i, rank(), false);
+    counting->reset();
+    t.iterate(3, rank(), false);
+    // One bucket: whole to rank 0, or cut into a piece per rank.
+    EXPECT_EQ(counting->traffic("broadcast").calls, shard ? worldSize() : 1);
   }
 }
 

@@ -162,14 +162,14 @@ void OverlapState::stepBucket(std::size_t b) {
       stepWith(optimizer, parameters,
                {reduced.begin() + begin, reduced.begin() + end});
     }
-    broadcastParameters(*zero_.pg_, parameters, piece.rank, broadcasts_);
+    broadcasts_.emplace_back(*zero_.pg_, parameters, piece.rank);
   }
 }
 
 void OverlapState::waitForBroadcasts() {
-  auto works = std::move(broadcasts_);
+  auto broadcasts = std::move(broadcasts_);
   broadcasts_.clear();
-  for (auto& work : works) work->wait();
+  for (auto& broadcast : broadcasts) broadcast.finish();
 }
 
 }  // namespace distalgo::zero::internal

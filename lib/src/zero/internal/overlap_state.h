@@ -40,7 +40,8 @@ class OverlapState {
   // Overlapped: steps this rank's pieces of bucket `b` (waiting for its
   // reduction) and issues every piece's broadcasts.
   void stepBucket(std::size_t b);
-  // Waits for the broadcasts issued since the last call.
+  // Waits for the broadcasts issued since the last call; the receivers'
+  // parameters take their new values here.
   void waitForBroadcasts();
 
  private:
@@ -60,7 +61,7 @@ class OverlapState {
   std::vector<BucketAssignment> pieces_;
   // This rank's pieces' optimizers, by bucket (one piece per rank at most).
   std::map<std::size_t, std::unique_ptr<torch::optim::Optimizer>> optimizers_;
-  std::vector<c10::intrusive_ptr<c10d::Work>> broadcasts_;
+  std::vector<PieceBroadcast> broadcasts_;
 };
 
 }  // namespace distalgo::zero::internal

@@ -1,5 +1,7 @@
 #include "partial_step.h"
 
+#include <ATen/ATen.h>
+
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -61,14 +63,33 @@ void stepWith(torch::optim::Optimizer& optimizer,
   restore();
 }
 
-void broadcastParameters(c10d::ProcessGroup& pg,
-                         const std::vector<at::Tensor>& parameters, int owner,
-                         std::vector<c10::intrusive_ptr<c10d::Work>>& works) {
+PieceBroadcast::PieceBroadcast(c10d::ProcessGroup& pg,
+                               std::vector<at::Tensor> parameters, int owner)
+    : parameters_(std::move(parameters)), receives_(pg.getRank() != owner) {
+  at::NoGradGuard no_grad;
+  if (receives_) {
+    std::int64_t numel = 0;
+    for (const auto& p : parameters_) numel += p.numel();
+    flat_ = at::empty({numel}, parameters_.front().options());
+  } else {
+    std::vector<at::Tensor> flat;
+    for (const auto& p : parameters_) flat.push_back(p.detach().reshape(-1));
+    flat_ = at::cat(flat);
+  }
   c10d::BroadcastOptions options;
   options.rootRank = owner;
-  for (const auto& p : parameters) {
-    std::vector<at::Tensor> tensors{p.detach()};
-    works.push_back(pg.broadcast(tensors, options));
+  std::vector<at::Tensor> tensors{flat_};
+  work_ = pg.broadcast(tensors, options);
+}
+
+void PieceBroadcast::finish() {
+  work_->wait();
+  if (!receives_) return;
+  at::NoGradGuard no_grad;
+  std::int64_t offset = 0;
+  for (auto& p : parameters_) {
+    p.detach().copy_(flat_.narrow(0, offset, p.numel()).view_as(p));
+    offset += p.numel();
   }
 }
 

@@ -38,9 +38,21 @@ void stepWith(torch::optim::Optimizer& optimizer,
               const std::vector<at::Tensor>& parameters,
               const std::vector<at::Tensor>& gradients);
 
-// Issues a broadcast of each of `parameters` from `owner`; appends the works.
-void broadcastParameters(c10d::ProcessGroup& pg,
-                         const std::vector<at::Tensor>& parameters, int owner,
-                         std::vector<c10::intrusive_ptr<c10d::Work>>& works);
+// One piece's parameters broadcast from their owner as one flat tensor (a
+// DDP bucket has one dtype and device), in flight.
+class PieceBroadcast {
+ public:
+  // Issues the broadcast; the owner sends its parameters' current values.
+  PieceBroadcast(c10d::ProcessGroup& pg, std::vector<at::Tensor> parameters,
+                 int owner);
+  // Waits; on the other ranks, copies the values into the parameters.
+  void finish();
+
+ private:
+  std::vector<at::Tensor> parameters_;
+  at::Tensor flat_;
+  bool receives_;
+  c10::intrusive_ptr<c10d::Work> work_;
+};
 
 }  // namespace distalgo::zero::internal
