@@ -337,6 +337,26 @@ RANKTEST_F(ZeroOverlap, DdpParameterMissingFromZeroIsRefused) {
                   "is not a parameter of the ZeroRedundancyOptimizer")));
 }
 
+// What a rank joined under ddp.join() would do: run the hook on a bucket
+// outside backward.
+RANKTEST_F(ZeroOverlap, HookOutsideBackwardIsRefused) {
+  const auto sgd = optimizerCases()[0];
+  for (const Hook hook : {Hook::kAfterLastBucket, Hook::kInterleaved}) {
+    SCOPED_TRACE(hook == Hook::kInterleaved ? "interleaved" : "after last");
+    Trainer t(pg(), sgd, {}, /*overlap=*/true);
+    auto comm_hook = overlapHook(t, hook, false);
+    const auto p = t.model->parameters()[0];
+    const at::Tensor buffer = at::zeros({p.numel()});
+    c10d::GradBucket c10d_bucket(0, 1, buffer, {0},
+                                 {static_cast<std::size_t>(p.numel())},
+                                 {p.sizes()}, {p});
+    distalgo::ddp::GradBucket bucket(c10d_bucket);
+    EXPECT_THAT([&] { comm_hook(bucket); },
+                ThrowsMessage<std::logic_error>(
+                    HasSubstr("called outside a backward pass")));
+  }
+}
+
 RANKTEST_F(ZeroOverlap, BucketViewIsRefused) {
   auto model = fixtures::makeMlp(1);
   EXPECT_THAT(

@@ -19,6 +19,7 @@ void waitAndRethrow(const FuturePtr& future) {
 ddp::CommHook afterLastBucket(ddp::CommHook hook,
                               std::shared_ptr<OverlapState> state) {
   return [hook = std::move(hook), state](ddp::GradBucket& bucket) {
+    OverlapState::checkInsideBackward();
     auto reduced = hook(bucket);
     state->record(bucket, reduced);
     if (!state->overlapped() || !bucket.isLast()) return reduced;
@@ -37,6 +38,7 @@ ddp::CommHook interleaved(ddp::CommHook hook,
   auto previous = std::make_shared<FuturePtr>();
   return [hook = std::move(hook), state,
           previous](ddp::GradBucket& bucket) -> FuturePtr {
+    OverlapState::checkInsideBackward();
     const bool overlapped = state->overlapped();
     if (overlapped && *previous) {
       waitAndRethrow(*previous);

@@ -1,6 +1,7 @@
 #include "overlap_state.h"
 
 #include <torch/csrc/autograd/engine.h>
+#include <torch/csrc/autograd/graph_task.h>
 
 #include <stdexcept>
 #include <string>
@@ -47,12 +48,20 @@ OverlapState::OverlapState(ZeroRedundancyOptimizer& zero,
   zero_.overlap_hooked_ = true;
 }
 
+void OverlapState::checkInsideBackward() {
+  if (torch::autograd::get_current_graph_task_exec_info() != nullptr) return;
+  throw std::logic_error(
+      std::string(kWhere) +
+      "called outside a backward pass (as DDP's Join does on a joined rank); "
+      "the ZeRO overlap supports neither Join nor running the hook by hand");
+}
+
 void OverlapState::record(ddp::GradBucket& bucket,
                           c10::intrusive_ptr<c10::ivalue::Future> reduced) {
   if (!overlapped()) {
     if (seen_.empty()) {
-      // Runs before the reducer's own end-of-backward work, which waits for
-      // the same futures.
+      // Runs when backward ends: before the reducer's finalization, or after
+      // it in a static graph's first iteration (reduced from a callback).
       torch::autograd::Engine::get_default_engine().queue_callback(
           [this] { finishWarmUp(); });
     }
@@ -74,9 +83,12 @@ void OverlapState::record(ddp::GradBucket& bucket,
 }
 
 void OverlapState::finishWarmUp() {
+  // Cleared first, so the next iteration queues its step even after a throw.
+  const auto seen = std::move(seen_);
+  seen_.clear();
   std::vector<at::Tensor> parameters;
   std::vector<at::Tensor> gradients;
-  for (const auto& bucket : seen_) {
+  for (const auto& bucket : seen) {
     const auto reduced = reducedGradients(bucket);
     parameters.insert(parameters.end(), bucket.parameters.begin(),
                       bucket.parameters.end());
@@ -88,16 +100,15 @@ void OverlapState::finishWarmUp() {
   // Pending until DDP's reducer has rebuilt its buckets (the forward after
   // the first iteration that reduced; after the second with static_graph);
   // never with find_unused_parameters.
-  if (!reducer_.should_rebuild_buckets()) buildBucketPartition();
-  seen_.clear();
+  if (!reducer_.should_rebuild_buckets()) buildBucketPartition(seen);
 }
 
-void OverlapState::buildBucketPartition() {
+void OverlapState::buildBucketPartition(const std::vector<SeenBucket>& seen) {
   std::vector<std::vector<std::int64_t>> numels;
   std::unordered_map<const c10::TensorImpl*, std::size_t> bucket_of;
-  for (std::size_t b = 0; b < seen_.size(); ++b) {
+  for (std::size_t b = 0; b < seen.size(); ++b) {
     auto& sizes = numels.emplace_back();
-    for (const auto& p : seen_[b].parameters) {
+    for (const auto& p : seen[b].parameters) {
       sizes.push_back(p.numel());
       bucket_of[p.unsafeGetTensorImpl()] = b;
     }
@@ -111,7 +122,7 @@ void OverlapState::buildBucketPartition() {
   }
   std::unordered_map<const c10::TensorImpl*, int> owner;
   for (const auto& piece : pieces) {
-    const auto& bucket = seen_[piece.bucket].parameters;
+    const auto& bucket = seen[piece.bucket].parameters;
     std::vector<torch::optim::OptimizerParamGroup> groups;
     for (const auto& group : zero_.local_->param_groups()) {
       groups.emplace_back(std::vector<at::Tensor>{}, group.options().clone());
@@ -143,7 +154,7 @@ void OverlapState::buildBucketPartition() {
         return *optimizers_.at(bucket_of.at(p.unsafeGetTensorImpl()));
       });
   zero_.local_->state().clear();  // it keeps the options users may change
-  for (const auto& bucket : seen_) layout_.push_back(impls(bucket.parameters));
+  for (const auto& bucket : seen) layout_.push_back(impls(bucket.parameters));
   pieces_ = std::move(pieces);
 }
 

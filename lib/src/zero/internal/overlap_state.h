@@ -27,6 +27,10 @@ class OverlapState {
   OverlapState(ZeroRedundancyOptimizer& zero, const c10d::Reducer& reducer,
                bool shard_buckets);
 
+  // Throws std::logic_error unless called from inside a backward pass: a
+  // rank joined under DDP's Join runs the hook on its shadow buckets outside
+  // backward, which the overlap does not support.
+  static void checkInsideBackward();
   // Whether this iteration steps bucket by bucket (else it is a warm-up).
   bool overlapped() const { return !pieces_.empty(); }
   // Saves a bucket of this iteration and its reduction. During the warm-up,
@@ -50,7 +54,7 @@ class OverlapState {
   // rebuild its buckets any more, then builds the bucket partition from this
   // iteration's buckets and moves the optimizer state to it.
   void finishWarmUp();
-  void buildBucketPartition();
+  void buildBucketPartition(const std::vector<SeenBucket>& seen);
 
   ZeroRedundancyOptimizer& zero_;
   const c10d::Reducer& reducer_;
