@@ -15,6 +15,7 @@
 
 #include "distalgo/ddp/distributed_data_parallel.h"
 #include "distalgo/hooks/default_hooks.h"
+#include "distalgo/hooks/fp16_compress.h"
 #include "distalgo/join/join.h"
 #include "distalgo/zero/zero_redundancy_optimizer.h"
 #include "fixtures/models.h"
@@ -230,6 +231,32 @@ RANKTEST_F(ZeroOverlap, NoSyncIterationsStepWithTheNextSyncedOne) {
         t->backward(i, rank());
       }
       reference.zero.step();
+      expectSameParameters(fixtures::snapshot(*overlapped.model),
+                           fixtures::snapshot(*reference.model), 0);
+    }
+  }
+}
+
+// Another wrapped hook: the steps use its future's result, as the reducer
+// does for the gradients.
+RANKTEST_F(ZeroOverlap, WrapsAnyHookFp16Compress) {
+  const auto sgd = optimizerCases()[0];
+  const DdpOptions options{.bucket_cap_mb = 300.0 / (1024 * 1024),
+                           .first_bucket_cap_bytes = 300};
+  for (const Hook hook : {Hook::kAfterLastBucket, Hook::kInterleaved}) {
+    Trainer reference(pg(), sgd, options, false);
+    Trainer overlapped(pg(), sgd, options, true);
+    reference.ddp.registerCommHook(distalgo::hooks::fp16CompressHook(pg()));
+    auto fp16 = distalgo::hooks::fp16CompressHook(pg());
+    overlapped.ddp.registerCommHook(
+        hook == Hook::kInterleaved
+            ? distalgo::zero::hookWithZeroStepInterleaved(fp16, overlapped.ddp,
+                                                          overlapped.zero, true)
+            : distalgo::zero::hookWithZeroStep(fp16, overlapped.ddp,
+                                               overlapped.zero, true));
+    for (int i = 0; i < kIterations; ++i) {
+      reference.iterate(i, rank(), true);
+      overlapped.iterate(i, rank(), false);
       expectSameParameters(fixtures::snapshot(*overlapped.model),
                            fixtures::snapshot(*reference.model), 0);
     }
