@@ -8,6 +8,7 @@
 #include <torch/optim/adam.h>
 #include <torch/optim/sgd.h>
 
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -81,29 +82,32 @@ class ZeroOverlap : public ranktest::DistributedTest {
   static ranktest::TestOptions testOptions() { return {.world_sizes = {2, 3}}; }
 
  protected:
-  distalgo::ddp::CommHook overlapHook(Trainer& t, Hook hook, bool shard) {
-    auto allreduce = distalgo::hooks::allreduceHook(pg());
+  // `hook` over `wrapped` (default: allreduceHook) for t's DDP and ZeRO.
+  distalgo::ddp::CommHook overlapHook(Trainer& t, Hook hook, bool shard,
+                                      distalgo::ddp::CommHook wrapped = {}) {
+    if (!wrapped) wrapped = distalgo::hooks::allreduceHook(pg());
     return hook == Hook::kAfterLastBucket
-               ? distalgo::zero::hookWithZeroStep(allreduce, t.ddp, t.zero,
-                                                  shard)
-               : distalgo::zero::hookWithZeroStepInterleaved(allreduce, t.ddp,
+               ? distalgo::zero::hookWithZeroStep(wrapped, t.ddp, t.zero, shard)
+               : distalgo::zero::hookWithZeroStepInterleaved(wrapped, t.ddp,
                                                              t.zero, shard);
   }
 
-  // Trains reference (DDP, then step()) and overlapped side by side and
-  // compares the parameters after every iteration.
+  // Trains reference (DDP with `wrap()`'s hook, then step()) and overlapped
+  // (`hook` over another `wrap()`) side by side and compares the parameters
+  // after every iteration. The same reduction on both sides: allreduceHook
+  // divides before the sum, DDP without a hook multiplies by 1/W (not exact
+  // for W = 3).
   void expectParity(Hook hook, bool shard, const OptimizerCase& optimizer,
-                    const BucketCap& cap, double tolerance) {
+                    const BucketCap& cap, double tolerance,
+                    const std::function<distalgo::ddp::CommHook()>& wrap) {
     const DdpOptions options{
         .bucket_cap_mb = cap.bucket_cap_mb,
         .first_bucket_cap_bytes = cap.first_bucket_cap_bytes};
     Trainer reference(pg(), optimizer, options, /*overlap=*/false);
     Trainer overlapped(pg(), optimizer, options, /*overlap=*/true);
-    // The same reduction on both sides: allreduceHook divides before the
-    // sum, DDP without a hook multiplies by 1/W (not exact for W = 3).
-    reference.ddp.registerCommHook(distalgo::hooks::allreduceHook(pg()));
-    overlapped.ddp.registerCommHook(overlapHook(overlapped, hook, shard),
-                                    "zero");
+    reference.ddp.registerCommHook(wrap());
+    overlapped.ddp.registerCommHook(
+        overlapHook(overlapped, hook, shard, wrap()), "zero");
     const auto initial = fixtures::snapshot(*overlapped.model);
     for (int i = 0; i < kIterations; ++i) {
       SCOPED_TRACE("iteration " + std::to_string(i));
@@ -138,7 +142,8 @@ RANKTEST_F(ZeroOverlap, MatchesDdpPlusZeroAfterEveryIteration) {
       for (const bool shard : {false, true}) {
         for (const auto& cap : kCaps) {
           SCOPED_TRACE(traceOf(hook, shard, cap, optimizer));
-          expectParity(hook, shard, optimizer, cap, /*tolerance=*/0);
+          expectParity(hook, shard, optimizer, cap, /*tolerance=*/0,
+                       [&] { return distalgo::hooks::allreduceHook(pg()); });
         }
       }
     }
@@ -240,26 +245,10 @@ RANKTEST_F(ZeroOverlap, NoSyncIterationsStepWithTheNextSyncedOne) {
 // Another wrapped hook: the steps use its future's result, as the reducer
 // does for the gradients.
 RANKTEST_F(ZeroOverlap, WrapsAnyHookFp16Compress) {
-  const auto sgd = optimizerCases()[0];
-  const DdpOptions options{.bucket_cap_mb = 300.0 / (1024 * 1024),
-                           .first_bucket_cap_bytes = 300};
   for (const Hook hook : {Hook::kAfterLastBucket, Hook::kInterleaved}) {
-    Trainer reference(pg(), sgd, options, false);
-    Trainer overlapped(pg(), sgd, options, true);
-    reference.ddp.registerCommHook(distalgo::hooks::fp16CompressHook(pg()));
-    auto fp16 = distalgo::hooks::fp16CompressHook(pg());
-    overlapped.ddp.registerCommHook(
-        hook == Hook::kInterleaved
-            ? distalgo::zero::hookWithZeroStepInterleaved(fp16, overlapped.ddp,
-                                                          overlapped.zero, true)
-            : distalgo::zero::hookWithZeroStep(fp16, overlapped.ddp,
-                                               overlapped.zero, true));
-    for (int i = 0; i < kIterations; ++i) {
-      reference.iterate(i, rank(), true);
-      overlapped.iterate(i, rank(), false);
-      expectSameParameters(fixtures::snapshot(*overlapped.model),
-                           fixtures::snapshot(*reference.model), 0);
-    }
+    expectParity(hook, /*shard=*/true, optimizerCases()[0], kCaps[1],
+                 /*tolerance=*/0,
+                 [&] { return distalgo::hooks::fp16CompressHook(pg()); });
   }
 }
 
@@ -283,11 +272,7 @@ RANKTEST_F(ZeroOverlap, InterleavedStepsABucketBeforeTheNextIsReduced) {
       }
       return allreduce(b);
     };
-    t.ddp.registerCommHook(
-        hook == Hook::kInterleaved
-            ? distalgo::zero::hookWithZeroStepInterleaved(watching, t.ddp,
-                                                          t.zero)
-            : distalgo::zero::hookWithZeroStep(watching, t.ddp, t.zero));
+    t.ddp.registerCommHook(overlapHook(t, hook, false, watching));
     for (int i = 0; i < 4; ++i) t.iterate(i, rank(), false);
     // The other ranks take the broadcast values after the last bucket.
     EXPECT_EQ(changed, hook == Hook::kInterleaved && rank() == 0);
