@@ -108,8 +108,9 @@ class ZeroRedundancyOptimizer : public join::Joinable {
     return partition_;
   }
   int rank() const { return rank_; }
-  bool overlapWithDdp() const { return options_.overlap_with_ddp; }
   int worldSize() const { return world_size_; }
+  // Built with overlap_with_ddp: a hook from overlap.h steps it.
+  bool overlapWithDdp() const { return options_.overlap_with_ddp; }
 
   // Joinable. The hook's main hook is step(); it reads no join arguments.
   // ZeRO acts at the optimizer step, after DDP's forward and backward.

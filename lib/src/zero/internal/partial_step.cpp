@@ -28,10 +28,16 @@ std::vector<at::Tensor> reducedGradients(const SeenBucket& bucket) {
   result = result.contiguous();
   std::vector<at::Tensor> out;
   out.reserve(bucket.gradients.size());
-  for (const auto& view : bucket.gradients) {
-    const auto offset = view.storage_offset() - bucket.buffer.storage_offset();
-    out.push_back(result.as_strided(view.sizes(), view.strides(),
-                                    result.storage_offset() + offset));
+  for (std::size_t i = 0; i < bucket.gradients.size(); ++i) {
+    const auto& p = bucket.parameters[i];
+    const auto offset =
+        bucket.gradients[i].storage_offset() - bucket.buffer.storage_offset();
+    // The reducer's reading of the bucket: in the parameter's memory layout
+    // where it is dense (e.g. channels_last), else row-major.
+    out.push_back(p.is_non_overlapping_and_dense()
+                      ? result.as_strided(p.sizes(), p.strides(),
+                                          result.storage_offset() + offset)
+                      : result.narrow(0, offset, p.numel()).view(p.sizes()));
   }
   return out;
 }

@@ -18,7 +18,7 @@ namespace distalgo::zero::internal {
 // in its buffer, and the future of the wrapped hook's reduction.
 struct SeenBucket {
   std::vector<at::Tensor> parameters;
-  std::vector<at::Tensor> gradients;  // views into `buffer`
+  std::vector<at::Tensor> gradients;  // views into `buffer`, for offsets
   at::Tensor buffer;
   c10::intrusive_ptr<c10::ivalue::Future> reduced;
 };
