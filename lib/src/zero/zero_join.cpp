@@ -24,6 +24,8 @@ class ZeroJoinHook : public join::JoinHook {
 
 std::unique_ptr<join::JoinHook> ZeroRedundancyOptimizer::joinHook(
     const join::JoinArgs& /*args*/) {
+  // A joined rank would have to shadow the hook's per-bucket steps.
+  refuseUnderOverlap("Join");
   return std::make_unique<ZeroJoinHook>(*this);
 }
 

@@ -60,6 +60,12 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(
     throw std::invalid_argument(std::string(kWhere) +
                                 "no local optimizer factory");
   }
+  if (options_.overlap_with_ddp && options_.parameters_as_bucket_view) {
+    throw std::invalid_argument(
+        std::string(kWhere) +
+        "overlap_with_ddp does not support parameters_as_bucket_view: the "
+        "overlapped step broadcasts DDP's buckets, not this rank's shard");
+  }
   rank_ = pg_->getRank();
   world_size_ = pg_->getSize();
   std::unordered_set<const c10::TensorImpl*> seen;
@@ -102,6 +108,9 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(
 
 void ZeroRedundancyOptimizer::addParamGroup(
     const torch::optim::OptimizerParamGroup& group) {
+  // DDP's buckets, which the overlap partitions, hold the model's parameters
+  // only.
+  refuseUnderOverlap("addParamGroup()");
   auto seen = known(groups_);
   groups_.push_back(checkedGroup(group, groups_.size(), seen));
   try {
@@ -200,6 +209,7 @@ void ZeroRedundancyOptimizer::buildBucketViews() {
 
 at::Tensor ZeroRedundancyOptimizer::step(
     torch::optim::Optimizer::LossClosure closure) {
+  refuseUnderOverlap("step()");
   // Under a Join (ZeRO first or alone): this rank still trains. Waited on
   // before returning, so no heartbeat is in flight if this rank then leaves.
   const auto heartbeat = join::Join::notifyJoinContext(*this);
@@ -208,6 +218,15 @@ at::Tensor ZeroRedundancyOptimizer::step(
   broadcastShards();
   if (heartbeat) heartbeat->wait();
   return loss;
+}
+
+void ZeroRedundancyOptimizer::refuseUnderOverlap(const char* what) const {
+  if (!options_.overlap_with_ddp) return;
+  throw std::logic_error(std::string(kWhere) + what + " on rank " +
+                         std::to_string(rank_) +
+                         ": built with overlap_with_ddp, so the DDP hook "
+                         "(distalgo/zero/overlap.h) steps it; this is not "
+                         "supported");
 }
 
 void ZeroRedundancyOptimizer::broadcastShards() {

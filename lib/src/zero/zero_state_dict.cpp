@@ -31,6 +31,7 @@ std::unique_ptr<torch::optim::Optimizer> fullOptimizer(
 }  // namespace
 
 void ZeroRedundancyOptimizer::consolidateStateDict(int to) {
+  refuseUnderOverlap("consolidateStateDict()");
   if (to < 0 || to >= world_size_) {
     throw std::invalid_argument(
         std::string(kWhere) + "consolidateStateDict: rank " +
@@ -74,6 +75,7 @@ std::string ZeroRedundancyOptimizer::stateDict() const {
 }
 
 void ZeroRedundancyOptimizer::loadStateDict(const std::string& state) {
+  refuseUnderOverlap("loadStateDict()");
   std::unique_ptr<torch::optim::Optimizer> full;
   std::vector<std::unique_ptr<torch::optim::OptimizerOptions>> options;
   try {

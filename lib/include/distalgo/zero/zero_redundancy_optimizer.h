@@ -53,7 +53,16 @@ struct ZeroOptions {
   // their identity (their data moves), so DDP and other holders still see
   // them.
   bool parameters_as_bucket_view = false;
+  // A DDP communication hook from overlap.h steps the optimizer inside DDP's
+  // backward (PyTorch's overlap_with_ddp): step(), addParamGroup(), Join,
+  // consolidateStateDict() and loadStateDict() then throw std::logic_error.
+  // Not with parameters_as_bucket_view.
+  bool overlap_with_ddp = false;
 };
+
+namespace internal {
+class OverlapState;
+}  // namespace internal
 
 // A Joinable (zero_join.cpp): under a distalgo::join::Join, a rank that ran
 // out of inputs keeps stepping its shard and broadcasting it, with the
@@ -87,11 +96,14 @@ class ZeroRedundancyOptimizer : public join::Joinable {
 
   // Steps the local optimizer (with `closure` if given), then every rank
   // broadcasts its updated shard. Collective. Returns the closure's loss, or
-  // an undefined tensor without closure.
+  // an undefined tensor without closure. With overlap_with_ddp the DDP hook
+  // steps and this throws std::logic_error.
   at::Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr);
 
   // The optimizer over this rank's shard: its groups match the global ones
   // by index, so options such as the learning rate can be changed there.
+  // With overlap_with_ddp, once the hook has built its bucket partition it
+  // keeps the options only (the state moves to per-bucket optimizers).
   torch::optim::Optimizer& localOptimizer() { return *local_; }
   const torch::optim::Optimizer& localOptimizer() const { return *local_; }
 
@@ -101,6 +113,8 @@ class ZeroRedundancyOptimizer : public join::Joinable {
   }
   int rank() const { return rank_; }
   int worldSize() const { return world_size_; }
+  // Built with overlap_with_ddp: a hook from overlap.h steps it.
+  bool overlapWithDdp() const { return options_.overlap_with_ddp; }
 
   // State dict (zero_state_dict.cpp), in the local optimizer's own libtorch
   // archive format: what torch::save writes for a plain optimizer of the
@@ -140,6 +154,8 @@ class ZeroRedundancyOptimizer : public join::Joinable {
   }
 
  private:
+  friend class internal::OverlapState;
+
   // A tensor its owner broadcasts after each step: a parameter, or with
   // parameters_as_bucket_view a rank's flat buffer.
   struct Broadcast {
@@ -152,6 +168,8 @@ class ZeroRedundancyOptimizer : public join::Joinable {
   void repartition();
   void buildBucketViews();
   void broadcastShards();
+  // Throws std::logic_error naming `what` if overlap_with_ddp is set.
+  void refuseUnderOverlap(const char* what) const;
 
   c10::intrusive_ptr<c10d::ProcessGroup> pg_;
   int rank_;
@@ -172,6 +190,7 @@ class ZeroRedundancyOptimizer : public join::Joinable {
     std::string bytes;
   };
   std::optional<Consolidated> consolidated_;  // on the `to` rank only
+  bool overlap_hooked_ = false;  // a hook from overlap.h drives this
 };
 
 }  // namespace distalgo::zero

@@ -1,0 +1,186 @@
+#include "overlap_state.h"
+
+#include <torch/csrc/autograd/engine.h>
+#include <torch/csrc/autograd/graph_task.h>
+
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "state_transfer.h"
+
+namespace distalgo::zero::internal {
+namespace {
+
+constexpr const char* kWhere = "distalgo::zero overlap hook: ";
+
+std::vector<const c10::TensorImpl*> impls(const std::vector<at::Tensor>& ps) {
+  std::vector<const c10::TensorImpl*> out;
+  for (const auto& p : ps) out.push_back(p.unsafeGetTensorImpl());
+  return out;
+}
+
+// The options of `from`'s groups, copied onto `to`'s (same group count).
+void copyOptions(const torch::optim::Optimizer& from,
+                 torch::optim::Optimizer& to) {
+  for (std::size_t g = 0; g < to.param_groups().size(); ++g) {
+    to.param_groups()[g].set_options(from.param_groups()[g].options().clone());
+  }
+}
+
+}  // namespace
+
+OverlapState::OverlapState(ZeroRedundancyOptimizer& zero,
+                           const c10d::Reducer& reducer, bool shard_buckets)
+    : zero_(zero), reducer_(reducer), shard_buckets_(shard_buckets) {
+  if (!zero_.overlapWithDdp()) {
+    throw std::invalid_argument(
+        std::string(kWhere) +
+        "the ZeroRedundancyOptimizer was built without "
+        "ZeroOptions::overlap_with_ddp; build it with overlap_with_ddp = true "
+        "or call its step() after backward instead");
+  }
+  if (zero_.overlap_hooked_) {
+    throw std::logic_error(std::string(kWhere) +
+                           "this ZeroRedundancyOptimizer is already driven by "
+                           "another hook (one hook per optimizer)");
+  }
+  zero_.overlap_hooked_ = true;
+}
+
+void OverlapState::checkInsideBackward() {
+  if (torch::autograd::get_current_graph_task_exec_info() != nullptr) return;
+  throw std::logic_error(
+      std::string(kWhere) +
+      "called outside a backward pass (as DDP's Join does on a joined rank); "
+      "the ZeRO overlap supports neither Join nor running the hook by hand");
+}
+
+void OverlapState::record(ddp::GradBucket& bucket,
+                          c10::intrusive_ptr<c10::ivalue::Future> reduced) {
+  if (!overlapped()) {
+    if (seen_.empty()) {
+      // Runs when backward ends: before the reducer's finalization, or after
+      // it in a static graph's first iteration (reduced from a callback).
+      torch::autograd::Engine::get_default_engine().queue_callback(
+          [this] { finishWarmUp(); });
+    }
+    seen_.push_back(seeBucket(bucket, std::move(reduced)));
+    return;
+  }
+  const auto b = bucket.index();
+  if (b == 0) seen_.clear();
+  // The reducer calls hooks in bucket order, starting at 0 each iteration.
+  TORCH_CHECK(b == seen_.size(), kWhere, "bucket ", b, " came after ",
+              seen_.size(), " buckets");
+  seen_.push_back(seeBucket(bucket, std::move(reduced)));
+  if (b >= layout_.size() || impls(seen_.back().parameters) != layout_[b]) {
+    throw std::logic_error(
+        std::string(kWhere) + "DDP bucket " + std::to_string(b) +
+        " differs from the one the bucket partition was built on; DDP's "
+        "buckets must not change once rebuilt");
+  }
+}
+
+void OverlapState::finishWarmUp() {
+  // Cleared first, so the next iteration queues its step even after a throw.
+  const auto seen = std::move(seen_);
+  seen_.clear();
+  std::vector<at::Tensor> parameters;
+  std::vector<at::Tensor> gradients;
+  for (const auto& bucket : seen) {
+    const auto reduced = reducedGradients(bucket);
+    parameters.insert(parameters.end(), bucket.parameters.begin(),
+                      bucket.parameters.end());
+    gradients.insert(gradients.end(), reduced.begin(), reduced.end());
+  }
+  // What step() does after backward, on the same gradients.
+  stepWith(*zero_.local_, parameters, gradients);
+  zero_.broadcastShards();
+  // Pending until DDP's reducer has rebuilt its buckets (the forward after
+  // the first iteration that reduced; after the second with static_graph);
+  // never with find_unused_parameters.
+  if (!reducer_.should_rebuild_buckets()) buildBucketPartition(seen);
+}
+
+void OverlapState::buildBucketPartition(const std::vector<SeenBucket>& seen) {
+  std::vector<std::vector<std::int64_t>> numels;
+  std::unordered_map<const c10::TensorImpl*, std::size_t> bucket_of;
+  for (std::size_t b = 0; b < seen.size(); ++b) {
+    auto& sizes = numels.emplace_back();
+    for (const auto& p : seen[b].parameters) {
+      sizes.push_back(p.numel());
+      bucket_of[p.unsafeGetTensorImpl()] = b;
+    }
+  }
+  auto pieces = assignBucketsToRanks(numels, zero_.worldSize(), shard_buckets_);
+
+  std::unordered_map<const c10::TensorImpl*, std::size_t> group_of;
+  for (std::size_t g = 0; g < zero_.groups_.size(); ++g) {
+    for (const auto& p : zero_.groups_[g])
+      group_of[p.unsafeGetTensorImpl()] = g;
+  }
+  std::unordered_map<const c10::TensorImpl*, int> owner;
+  for (const auto& piece : pieces) {
+    const auto& bucket = seen[piece.bucket].parameters;
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    for (const auto& group : zero_.local_->param_groups()) {
+      groups.emplace_back(std::vector<at::Tensor>{}, group.options().clone());
+    }
+    for (std::size_t i = piece.offset; i < piece.offset + piece.count; ++i) {
+      const auto it = group_of.find(bucket[i].unsafeGetTensorImpl());
+      if (it == group_of.end()) {
+        throw std::logic_error(std::string(kWhere) + "parameter " +
+                               std::to_string(i) + " of DDP bucket " +
+                               std::to_string(piece.bucket) +
+                               " is not a parameter of the "
+                               "ZeroRedundancyOptimizer");
+      }
+      owner[bucket[i].unsafeGetTensorImpl()] = piece.rank;
+      groups[it->second].params().push_back(bucket[i]);
+    }
+    if (piece.rank == zero_.rank()) {
+      optimizers_[piece.bucket] = zero_.factory_(std::move(groups));
+    }
+  }
+  // Parameters in no bucket (frozen in DDP) are never stepped: state dropped.
+  transferState(
+      *zero_.pg_, zero_.partition_, *zero_.local_, zero_.factory_,
+      [&](const at::Tensor& p) {
+        const auto it = owner.find(p.unsafeGetTensorImpl());
+        return it == owner.end() ? -1 : it->second;
+      },
+      [&](const at::Tensor& p) -> torch::optim::Optimizer& {
+        return *optimizers_.at(bucket_of.at(p.unsafeGetTensorImpl()));
+      });
+  zero_.local_->state().clear();  // it keeps the options users may change
+  for (const auto& bucket : seen) layout_.push_back(impls(bucket.parameters));
+  pieces_ = std::move(pieces);
+}
+
+void OverlapState::stepBucket(std::size_t b) {
+  const auto& bucket = seen_.at(b);
+  for (const auto& piece : pieces_) {
+    if (piece.bucket != b) continue;
+    const auto begin = static_cast<std::ptrdiff_t>(piece.offset);
+    const auto end = begin + static_cast<std::ptrdiff_t>(piece.count);
+    const std::vector<at::Tensor> parameters(bucket.parameters.begin() + begin,
+                                             bucket.parameters.begin() + end);
+    if (piece.rank == zero_.rank()) {
+      const auto reduced = reducedGradients(bucket);
+      auto& optimizer = *optimizers_.at(b);
+      copyOptions(*zero_.local_, optimizer);
+      stepWith(optimizer, parameters,
+               {reduced.begin() + begin, reduced.begin() + end});
+    }
+    broadcasts_.emplace_back(*zero_.pg_, parameters, piece.rank);
+  }
+}
+
+void OverlapState::waitForBroadcasts() {
+  auto broadcasts = std::move(broadcasts_);
+  broadcasts_.clear();
+  for (auto& broadcast : broadcasts) broadcast.finish();
+}
+
+}  // namespace distalgo::zero::internal

@@ -1,0 +1,102 @@
+#include "partial_step.h"
+
+#include <ATen/ATen.h>
+
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "distalgo/ddp/comm_hook.h"
+
+namespace distalgo::zero::internal {
+
+SeenBucket seeBucket(ddp::GradBucket& bucket,
+                     c10::intrusive_ptr<c10::ivalue::Future> reduced) {
+  return {bucket.parameters(), bucket.gradients(), bucket.buffer(),
+          std::move(reduced)};
+}
+
+std::vector<at::Tensor> reducedGradients(const SeenBucket& bucket) {
+  bucket.reduced->wait();
+  at::Tensor result = ddp::firstTensorOf(bucket.reduced->value());
+  if (!result.defined() || result.numel() != bucket.buffer.numel()) {
+    throw std::runtime_error(
+        "distalgo::zero overlap: the wrapped hook's future must hold a tensor "
+        "shaped like the bucket's buffer (" +
+        std::to_string(bucket.buffer.numel()) + " elements)");
+  }
+  result = result.contiguous();
+  std::vector<at::Tensor> out;
+  out.reserve(bucket.gradients.size());
+  for (std::size_t i = 0; i < bucket.gradients.size(); ++i) {
+    const auto& p = bucket.parameters[i];
+    const auto offset =
+        bucket.gradients[i].storage_offset() - bucket.buffer.storage_offset();
+    // The reducer's reading of the bucket: in the parameter's memory layout
+    // where it is dense (e.g. channels_last), else row-major.
+    out.push_back(p.is_non_overlapping_and_dense()
+                      ? result.as_strided(p.sizes(), p.strides(),
+                                          result.storage_offset() + offset)
+                      : result.narrow(0, offset, p.numel()).view(p.sizes()));
+  }
+  return out;
+}
+
+void stepWith(torch::optim::Optimizer& optimizer,
+              const std::vector<at::Tensor>& parameters,
+              const std::vector<at::Tensor>& gradients) {
+  std::unordered_map<const c10::TensorImpl*, at::Tensor> given;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    given[parameters[i].unsafeGetTensorImpl()] = gradients[i];
+  }
+  std::vector<std::pair<at::Tensor, at::Tensor>> saved;  // parameter, grad
+  for (auto& group : optimizer.param_groups()) {
+    for (auto& p : group.params()) {
+      saved.emplace_back(p, p.grad());
+      const auto it = given.find(p.unsafeGetTensorImpl());
+      p.mutable_grad() = it == given.end() ? at::Tensor() : it->second;
+    }
+  }
+  const auto restore = [&] {
+    for (auto& [p, grad] : saved) p.mutable_grad() = grad;
+  };
+  try {
+    optimizer.step();
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+}
+
+PieceBroadcast::PieceBroadcast(c10d::ProcessGroup& pg,
+                               std::vector<at::Tensor> parameters, int owner)
+    : parameters_(std::move(parameters)), receives_(pg.getRank() != owner) {
+  at::NoGradGuard no_grad;
+  if (receives_) {
+    std::int64_t numel = 0;
+    for (const auto& p : parameters_) numel += p.numel();
+    flat_ = at::empty({numel}, parameters_.front().options());
+  } else {
+    std::vector<at::Tensor> flat;
+    for (const auto& p : parameters_) flat.push_back(p.detach().reshape(-1));
+    flat_ = at::cat(flat);
+  }
+  c10d::BroadcastOptions options;
+  options.rootRank = owner;
+  std::vector<at::Tensor> tensors{flat_};
+  work_ = pg.broadcast(tensors, options);
+}
+
+void PieceBroadcast::finish() {
+  work_->wait();
+  if (!receives_) return;
+  at::NoGradGuard no_grad;
+  std::int64_t offset = 0;
+  for (auto& p : parameters_) {
+    p.detach().copy_(flat_.narrow(0, offset, p.numel()).view_as(p));
+    offset += p.numel();
+  }
+}
+
+}  // namespace distalgo::zero::internal

@@ -1,0 +1,100 @@
+#include "state_transfer.h"
+
+#include <ATen/ATen.h>
+#include <torch/serialize/archive.h>
+
+#include <cstring>
+#include <sstream>
+#include <string>
+
+namespace distalgo::zero::internal {
+namespace {
+
+std::string stateKey(const at::Tensor& p) {
+  return c10::guts::to_string(p.unsafeGetTensorImpl());
+}
+
+// An optimizer shaped like rank `source`'s local one: a group per global
+// group with the shard's parameters and this rank's options for the group.
+std::unique_ptr<torch::optim::Optimizer> shapedLike(
+    const std::vector<ShardEntry>& shard,
+    const torch::optim::Optimizer& options_from,
+    const LocalOptimizerFactory& factory) {
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  for (const auto& group : options_from.param_groups()) {
+    groups.emplace_back(std::vector<at::Tensor>{}, group.options().clone());
+  }
+  for (const auto& entry : shard) {
+    groups[entry.group].params().push_back(entry.parameter);
+  }
+  return factory(std::move(groups));
+}
+
+std::string serialise(const torch::optim::Optimizer& optimizer) {
+  torch::serialize::OutputArchive archive;
+  optimizer.save(archive);
+  std::ostringstream out;
+  archive.save_to(out);
+  return out.str();
+}
+
+// Broadcasts `bytes` from `source` (length, then the bytes); returns them.
+std::string broadcastBytes(c10d::ProcessGroup& pg, int source,
+                           const std::string& bytes) {
+  c10d::BroadcastOptions options;
+  options.rootRank = source;
+  std::vector<at::Tensor> length{
+      at::full({1}, static_cast<std::int64_t>(bytes.size()), at::kLong)};
+  pg.broadcast(length, options)->wait();
+  std::vector<at::Tensor> data{
+      at::empty({length[0].item<std::int64_t>()}, at::kByte)};
+  if (pg.getRank() == source) {
+    std::memcpy(data[0].data_ptr(), bytes.data(), bytes.size());
+  }
+  pg.broadcast(data, options)->wait();
+  return {static_cast<const char*>(data[0].data_ptr()),
+          static_cast<std::size_t>(data[0].numel())};
+}
+
+}  // namespace
+
+void transferState(
+    c10d::ProcessGroup& pg, const std::vector<std::vector<ShardEntry>>& from,
+    torch::optim::Optimizer& local, const LocalOptimizerFactory& factory,
+    const std::function<int(const at::Tensor&)>& new_owner,
+    const std::function<torch::optim::Optimizer&(const at::Tensor&)>&
+        destination) {
+  const int rank = pg.getRank();
+  for (int source = 0; source < static_cast<int>(from.size()); ++source) {
+    bool leaves = false;
+    for (const auto& entry : from[source]) {
+      leaves = leaves || new_owner(entry.parameter) != source;
+    }
+    torch::optim::Optimizer* holder = &local;
+    std::unique_ptr<torch::optim::Optimizer> received;
+    if (leaves) {
+      const auto bytes =
+          broadcastBytes(pg, source, rank == source ? serialise(local) : "");
+      if (rank != source) {
+        received = shapedLike(from[source], local, factory);
+        torch::serialize::InputArchive archive;
+        std::istringstream in(bytes);
+        archive.load_from(in);
+        received->load(archive);
+        holder = received.get();
+      }
+    } else if (rank != source) {
+      continue;  // nothing leaves rank `source`
+    }
+    for (const auto& entry : from[source]) {
+      const auto& p = entry.parameter;
+      if (new_owner(p) != rank) continue;
+      auto& state = holder->state();
+      const auto it = state.find(stateKey(p));
+      if (it != state.end())
+        destination(p).state()[stateKey(p)] = std::move(it->second);
+    }
+  }
+}
+
+}  // namespace distalgo::zero::internal
