@@ -6,7 +6,9 @@
 #include <ATen/ATen.h>
 
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "averaging_util.h"
@@ -118,7 +120,11 @@ RANKTEST_F(AveragingSubgroups, ProviderCreatesItsGroupOnFirstUseOnly,
 
 RANKTEST_F(AveragingSubgroups, ProviderDefaultsToTheNode,
            ranktest::worldSizes({4})) {
-  // Each rank is its own process: its environment is its own.
+  // Each rank is its own process: its environment is its own. A reused
+  // process runs later tests, so the variable is restored at the end.
+  const char* saved = std::getenv("LOCAL_WORLD_SIZE");
+  const std::optional<std::string> previous =
+      saved ? std::optional<std::string>(saved) : std::nullopt;
   ::unsetenv("LOCAL_WORLD_SIZE");
   EXPECT_EQ(SubgroupProvider().get(store(), pg())->getSize(), 4);
   ::setenv("LOCAL_WORLD_SIZE", "2", 1);
@@ -128,6 +134,11 @@ RANKTEST_F(AveragingSubgroups, ProviderDefaultsToTheNode,
                         "expected LOCAL_WORLD_SIZE to be a number, got 'two'");
   // An explicit size wins over the environment.
   EXPECT_EQ(SubgroupProvider(1).get(store(), pg())->getSize(), 1);
+  if (previous) {
+    ::setenv("LOCAL_WORLD_SIZE", previous->c_str(), 1);
+  } else {
+    ::unsetenv("LOCAL_WORLD_SIZE");
+  }
 }
 
 RANKTEST_F(AveragingSubgroups, ProviderOfAGroupReturnsIt) {
