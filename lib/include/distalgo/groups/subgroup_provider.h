@@ -30,7 +30,8 @@ class SubgroupProvider {
   // This rank's subgroup of `pg`. The first call is collective over `pg`
   // (every rank of `pg` calls it); later calls return the same group. Throws
   // std::invalid_argument as newSubgroups, or for an unusable
-  // LOCAL_WORLD_SIZE.
+  // LOCAL_WORLD_SIZE. Not synchronised: call it from one thread at a time
+  // (DDP runs its hooks on the autograd engine's thread).
   c10::intrusive_ptr<c10d::ProcessGroup> get(
       const c10::intrusive_ptr<c10d::Store>& store,
       const c10::intrusive_ptr<c10d::ProcessGroup>& pg);
