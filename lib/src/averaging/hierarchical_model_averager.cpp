@@ -1,0 +1,71 @@
+#include "distalgo/averaging/hierarchical_model_averager.h"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace distalgo::averaging {
+namespace {
+
+constexpr const char* kWhere = "distalgo::averaging::HierarchicalModelAverager";
+
+void checkHierarchy(const std::map<int, int>& period_group_sizes,
+                    int world_size, std::int64_t warmup_steps) {
+  if (period_group_sizes.empty()) {
+    throw std::invalid_argument(
+        std::string(kWhere) +
+        ": expected at least one period and group size, got none");
+  }
+  // The map is ordered: the first period is the smallest.
+  if (const int shortest = period_group_sizes.begin()->first; shortest < 1) {
+    throw std::invalid_argument(std::string(kWhere) +
+                                ": expected periods >= 1, got " +
+                                std::to_string(shortest));
+  }
+  if (const int last = period_group_sizes.rbegin()->second;
+      last != world_size) {
+    throw std::invalid_argument(
+        std::string(kWhere) +
+        ": expected the group size of the longest period to be the process "
+        "group's size " +
+        std::to_string(world_size) + ", got " + std::to_string(last));
+  }
+  if (warmup_steps < 0) {
+    throw std::invalid_argument(std::string(kWhere) +
+                                ": expected warmup_steps >= 0, got " +
+                                std::to_string(warmup_steps));
+  }
+}
+
+}  // namespace
+
+HierarchicalModelAverager::HierarchicalModelAverager(
+    const c10::intrusive_ptr<c10d::Store>& store,
+    c10::intrusive_ptr<c10d::ProcessGroup> pg,
+    const std::map<int, int>& period_group_sizes, std::int64_t warmup_steps,
+    const groups::GroupOptions& options)
+    : ModelAverager(std::move(pg)), warmup_steps_(warmup_steps) {
+  const int world_size = processGroup()->getSize();
+  checkHierarchy(period_group_sizes, world_size, warmup_steps);
+  // One subgroup per distinct size, shared by the periods that use it.
+  std::map<int, c10::intrusive_ptr<c10d::ProcessGroup>> by_size{
+      {world_size, processGroup()}};
+  for (const auto& [period, size] : period_group_sizes) {
+    auto [it, inserted] = by_size.try_emplace(size);
+    if (inserted) {
+      it->second = groups::newSubgroups(store, processGroup(), size, options);
+    }
+    period_groups_.emplace(period, it->second);
+  }
+}
+
+c10::intrusive_ptr<c10d::ProcessGroup> HierarchicalModelAverager::groupAt(
+    std::int64_t step) const {
+  if (step < warmup_steps_) return {};
+  for (auto it = period_groups_.rbegin(); it != period_groups_.rend(); ++it) {
+    if (step % it->first == 0) return it->second;
+  }
+  return {};
+}
+
+}  // namespace distalgo::averaging

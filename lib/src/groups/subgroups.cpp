@@ -1,0 +1,97 @@
+#include "distalgo/groups/subgroups.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+
+namespace distalgo::groups {
+namespace {
+
+constexpr const char* kNextIdKey = "distalgo/groups/next_id";
+
+// Reserves `count` consecutive group ids, unique across every group created
+// on `store`, and returns the first. Rank 0 of `pg` draws them from the store
+// and broadcasts them: a per-process counter would give two disjoint groups
+// that each create a subgroup the same id.
+std::int64_t reserveGroupIds(const c10::intrusive_ptr<c10d::Store>& store,
+                             const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
+                             int count) {
+  auto first = at::zeros({1}, at::kLong);
+  if (pg->getRank() == 0) first.fill_(store->add(kNextIdKey, count) - count);
+  std::vector<at::Tensor> tensors{first};
+  pg->broadcast(tensors)->wait();
+  return first.item<std::int64_t>();
+}
+
+c10::intrusive_ptr<c10d::ProcessGroup> createGlooGroup(
+    const c10::intrusive_ptr<c10d::Store>& store, std::int64_t id,
+    int group_rank, int group_size, const GroupOptions& options) {
+  auto gloo_options = c10d::ProcessGroupGloo::Options::create(options.timeout);
+  gloo_options->devices.push_back(
+      options.hostname.empty()
+          ? c10d::ProcessGroupGloo::createDefaultDevice()
+          : c10d::ProcessGroupGloo::createDeviceForHostname(options.hostname));
+  auto prefixed = c10::make_intrusive<c10d::PrefixStore>(
+      "distalgo/group/" + std::to_string(id), store);
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, group_rank,
+                                                     group_size, gloo_options);
+}
+
+void checkRanks(const std::vector<int>& sorted, int world_size) {
+  if (sorted.empty()) {
+    throw std::invalid_argument(
+        "distalgo::groups::newGroup: expected at least one rank, got none");
+  }
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i] < 0 || sorted[i] >= world_size) {
+      throw std::invalid_argument(
+          "distalgo::groups::newGroup: expected ranks in [0, " +
+          std::to_string(world_size) + "), got " + std::to_string(sorted[i]));
+    }
+    if (i > 0 && sorted[i] == sorted[i - 1]) {
+      throw std::invalid_argument(
+          "distalgo::groups::newGroup: expected distinct ranks, got " +
+          std::to_string(sorted[i]) + " twice");
+    }
+  }
+}
+
+}  // namespace
+
+c10::intrusive_ptr<c10d::ProcessGroup> newGroup(
+    const c10::intrusive_ptr<c10d::Store>& store,
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg, std::vector<int> ranks,
+    const GroupOptions& options) {
+  std::sort(ranks.begin(), ranks.end());
+  checkRanks(ranks, pg->getSize());
+  const auto id = reserveGroupIds(store, pg, 1);
+  const auto member = std::find(ranks.begin(), ranks.end(), pg->getRank());
+  if (member == ranks.end()) return {};
+  return createGlooGroup(store, id, static_cast<int>(member - ranks.begin()),
+                         static_cast<int>(ranks.size()), options);
+}
+
+c10::intrusive_ptr<c10d::ProcessGroup> newSubgroups(
+    const c10::intrusive_ptr<c10d::Store>& store,
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int group_size,
+    const GroupOptions& options) {
+  const int world_size = pg->getSize();
+  if (group_size <= 0 || group_size > world_size ||
+      world_size % group_size != 0) {
+    throw std::invalid_argument(
+        "distalgo::groups::newSubgroups: expected a group size in [1, " +
+        std::to_string(world_size) + "] that divides the world size " +
+        std::to_string(world_size) + ", got " + std::to_string(group_size));
+  }
+  const auto first_id = reserveGroupIds(store, pg, world_size / group_size);
+  const int index = pg->getRank() / group_size;
+  return createGlooGroup(store, first_id + index, pg->getRank() % group_size,
+                         group_size, options);
+}
+
+}  // namespace distalgo::groups
