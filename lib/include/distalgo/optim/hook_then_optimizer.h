@@ -18,7 +18,10 @@
 // next backward as usual (distalgo::ddp::zeroGradients, which keeps
 // gradient_as_bucket_view's views), or backward accumulates into them and
 // the next step uses the sum. Under noSync no bucket is reduced, so nothing
-// is stepped until the next synchronized backward.
+// is stepped until the next synchronized backward. Every parameter of a
+// bucket is stepped, also one no rank used in the iteration (its gradient
+// is zero), as in PyTorch; a libtorch optimizer skips a parameter whose
+// .grad() is undefined.
 
 #include <memory>
 #include <optional>
