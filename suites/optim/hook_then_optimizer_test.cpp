@@ -155,6 +155,22 @@ RANKTEST_F(OptimHookThenOptimizer, StepsOnlyTheParametersToOptimize) {
   EXPECT_TRUE(actual[3].equal(initial[3]));
 }
 
+// A hook that reduces into a new tensor: the optimizer must still step with
+// the reduced gradients, not with the bucket's unreduced ones.
+RANKTEST_F(OptimHookThenOptimizer, OutOfPlaceHookStepsWithReducedGradients) {
+  const OptimizerCase adam = adamCases()[0];
+  auto out_of_place = [pg = pg()](distalgo::ddp::GradBucket& bucket) {
+    std::vector<at::Tensor> reduced{bucket.buffer().div(pg->getSize())};
+    return pg->allreduce(reduced)->getFuture();
+  };
+  const auto expected = trainMlp(pg(), rank(), {}, kSteps, &adam, {});
+  const auto actual =
+      trainMlp(pg(), rank(), {}, kSteps, nullptr,
+               hookThenOptimizer(out_of_place, adam.functional()));
+  fixtures::expectSameTensors(actual.parameters, expected.parameters, 0);
+  fixtures::expectSameTensors(actual.gradients, expected.gradients, 0);
+}
+
 RANKTEST_F(OptimHookThenOptimizer, WrappedHookWithoutATensorFailsBackward) {
   auto model = fixtures::makeMlp(/*seed=*/1);
   distalgo::ddp::DistributedDataParallel ddp(model, pg());
