@@ -9,6 +9,7 @@
 #include <torch/optim/sgd.h>
 
 #include "distalgo/ddp/distributed_data_parallel.h"
+#include "fixtures/compare.h"
 #include "fixtures/models.h"
 #include "fixtures/rank_data.h"
 #include "fixtures/training.h"
@@ -69,20 +70,7 @@ std::vector<torch::optim::OptimizerParamGroup> twoGroups(
 void expectSameParameters(const std::vector<at::Tensor>& actual,
                           const std::vector<at::Tensor>& expected,
                           double tolerance) {
-  ASSERT_EQ(actual.size(), expected.size());
-  for (std::size_t i = 0; i < actual.size(); ++i) {
-    const double difference =
-        (actual[i].to(at::kDouble) - expected[i].to(at::kDouble))
-            .abs()
-            .max()
-            .item<double>();
-    if (tolerance == 0) {
-      EXPECT_TRUE(actual[i].equal(expected[i]))
-          << "parameter " << i << " differs by " << difference;
-    } else {
-      EXPECT_LE(difference, tolerance) << "parameter " << i;
-    }
-  }
+  fixtures::expectSameTensors(actual, expected, tolerance);
 }
 
 std::vector<at::Tensor> trainWithDdp(
