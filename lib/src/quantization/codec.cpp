@@ -31,36 +31,36 @@ std::uint16_t wordOfBits(std::uint32_t bits) {
              : static_cast<std::uint16_t>((bits + 0x8000u) >> 16);
 }
 
-at::Tensor quantizeBfp16(const at::Tensor& tensor) {
-  const at::Tensor input =
-      tensor.to(at::kCPU, at::kFloat).contiguous().view(at::kInt);
-  at::Tensor words =
-      at::empty(input.sizes(), input.options().dtype(at::kShort));
-  const auto* in =
-      reinterpret_cast<const std::uint32_t*>(input.data_ptr<std::int32_t>());
-  auto* out = reinterpret_cast<std::uint16_t*>(words.data_ptr<std::int16_t>());
+// Maps each element of the CPU tensor `input` (read as In) through `fn` into
+// a new CPU tensor of dtype `out_dtype` (written as Out), in parallel.
+template <typename In, typename Out, typename Fn>
+at::Tensor mapElements(const at::Tensor& input, at::ScalarType out_dtype,
+                       Fn fn) {
+  at::Tensor output =
+      at::empty(input.sizes(), input.options().dtype(out_dtype));
+  const auto* in = static_cast<const In*>(input.data_ptr());
+  auto* out = static_cast<Out*>(output.data_ptr());
   at::parallel_for(0, input.numel(), kGrain,
-                   [in, out](std::int64_t begin, std::int64_t end) {
+                   [in, out, fn](std::int64_t begin, std::int64_t end) {
                      for (std::int64_t i = begin; i < end; ++i) {
-                       out[i] = wordOfBits(in[i]);
+                       out[i] = fn(in[i]);
                      }
                    });
-  return words.view(at::kHalf).to(tensor.device());
+  return output;
+}
+
+at::Tensor quantizeBfp16(const at::Tensor& tensor) {
+  const at::Tensor input = tensor.to(at::kCPU, at::kFloat).contiguous();
+  return mapElements<float, std::uint16_t>(input, at::kHalf,
+                                           [](float x) { return bfp16Word(x); })
+      .to(tensor.device());
 }
 
 at::Tensor dequantizeBfp16(const at::Tensor& tensor) {
-  const at::Tensor words = tensor.to(at::kCPU).contiguous().view(at::kShort);
-  at::Tensor values = at::empty(words.sizes(), words.options().dtype(at::kInt));
-  const auto* in =
-      reinterpret_cast<const std::uint16_t*>(words.data_ptr<std::int16_t>());
-  auto* out = reinterpret_cast<std::uint32_t*>(values.data_ptr<std::int32_t>());
-  at::parallel_for(0, words.numel(), kGrain,
-                   [in, out](std::int64_t begin, std::int64_t end) {
-                     for (std::int64_t i = begin; i < end; ++i) {
-                       out[i] = static_cast<std::uint32_t>(in[i]) << 16;
-                     }
-                   });
-  return values.view(at::kFloat).to(tensor.device());
+  const at::Tensor words = tensor.to(at::kCPU).contiguous();
+  return mapElements<std::uint16_t, float>(
+             words, at::kFloat, [](std::uint16_t w) { return bfp16Value(w); })
+      .to(tensor.device());
 }
 
 }  // namespace
