@@ -13,7 +13,6 @@
 //       and the cell flags above (for the text)
 //       the table from FILE, on the console and as markdown
 
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -23,14 +22,6 @@
 #include "quantization/report.h"
 
 namespace {
-
-std::vector<std::string> splitCommas(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) out.push_back(item);
-  return out;
-}
 
 int run(int argc, char** argv) {
   quant_bench::CellSpec cell;
@@ -47,7 +38,7 @@ int run(int argc, char** argv) {
     } else if (key == "out") {
       out = value;
     } else if (key == "collectives") {
-      cell.collectives = splitCommas(value);
+      cell.collectives = bench_common::splitCommas(value);
     } else if (key == "warmup") {
       cell.warmup = std::stoi(value);
     } else if (key == "calls") {

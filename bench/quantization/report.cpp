@@ -24,7 +24,7 @@ using bench_common::Table;
 constexpr const char* kBaseline = "exact";
 
 struct ModeSamples {
-  std::map<int, std::vector<double>> rounds;  // per round, the call times
+  bench_common::Rounds rounds;  // the call times
   std::optional<std::int64_t> bytes;
 };
 
@@ -72,27 +72,6 @@ std::vector<Cell> readSamples(const std::string& path) {
   return cells;
 }
 
-std::vector<double> all(const ModeSamples& m) {
-  std::vector<double> out;
-  for (const auto& [round, us] : m.rounds) {
-    out.insert(out.end(), us.begin(), us.end());
-  }
-  return out;
-}
-
-// The ratio of the mode's median to the baseline's within each round.
-std::vector<double> roundRatios(const ModeSamples& m, const ModeSamples& base) {
-  std::vector<double> out;
-  for (const auto& [round, us] : m.rounds) {
-    const auto b = base.rounds.find(round);
-    if (b == base.rounds.end()) continue;
-    const auto x = bench_common::median(us);
-    const auto y = bench_common::median(b->second);
-    if (x && y && *y > 0) out.push_back(*x / *y);
-  }
-  return out;
-}
-
 std::optional<double> mib(const ModeSamples& m) {
   if (!m.bytes) return std::nullopt;
   return static_cast<double>(*m.bytes) / (1024.0 * 1024.0);
@@ -115,13 +94,16 @@ Table table(const std::vector<Cell>& cells) {
           base_it == k.modes.end() ? nullptr : &base_it->second;
       for (const std::string& mode : k.order) {
         const ModeSamples& m = k.modes.at(mode);
-        const std::vector<double> us = all(m);
+        const std::vector<double> us = bench_common::allSamples(m.rounds);
         const std::optional<double> base_ms =
-            base ? medianMs(all(*base)) : std::nullopt;
+            base ? medianMs(bench_common::allSamples(base->rounds))
+                 : std::nullopt;
         t.add({c.size_mb, ranks, name, mode, bench_common::ms(medianMs(us)),
                bench_common::spreadMs(us),
                bench_common::ratio(medianMs(us), base_ms),
-               base ? bench_common::ratioSpread(roundRatios(m, *base)) : "–",
+               base ? bench_common::ratioSpread(
+                          bench_common::roundRatios(m.rounds, base->rounds))
+                    : "–",
                bench_common::ms(mib(m)),
                bench_common::ratio(mib(m), base ? mib(*base) : std::nullopt)});
       }
