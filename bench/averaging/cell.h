@@ -1,0 +1,22 @@
+#pragma once
+
+// The cells of bench_averaging: a model and a world size, trained in every
+// mode (modes.h) by one forked process per rank over Gloo on loopback
+// (bench_common/ranks.h). Warm-up and block lengths that are multiples of
+// the averaging period give every block the same averaging steps.
+
+#include <string>
+
+#include "bench_common/mode_bench.h"
+
+namespace averaging_bench {
+
+using CellSpec = bench_common::ModeCellSpec;
+
+// Forks the ranks and waits; rank 0 appends the cell's lines to `out`
+// (report.h). Returns 0 when every rank succeeded. Throws
+// std::invalid_argument for an unknown model or mode, or settings that do
+// not fit.
+int runCell(const CellSpec& spec, const std::string& out);
+
+}  // namespace averaging_bench
