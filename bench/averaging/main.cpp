@@ -14,23 +14,17 @@
 //       and the cell flags above (for the text)
 //       the table from FILE, on the console and as markdown
 
-#include "averaging/cell.h"
 #include "averaging/modes.h"
 #include "averaging/report.h"
-#include "bench_common/args.h"
-#include "bench_common/mode_bench.h"
+#include "bench_common/mode_cell.h"
 
 int main(int argc, char** argv) {
-  return bench_common::guardedMain("bench_averaging", [&] {
-    averaging_bench::CellSpec defaults;
-    for (const averaging_bench::ModeRow& mode : averaging_bench::modeRows()) {
-      defaults.modes.push_back(mode.name);
-    }
-    // Multiples of the averaging period (cell.h).
-    defaults.warmup = 2 * averaging_bench::kPeriod;
-    defaults.block = 2 * averaging_bench::kPeriod;
-    return bench_common::runModeBench(argc, argv, defaults,
-                                      &averaging_bench::runCell,
-                                      &averaging_bench::report);
-  });
+  // Warm-up and blocks in multiples of the averaging period, so that every
+  // block holds the same averaging steps.
+  bench_common::ModeCellSpec defaults;
+  defaults.warmup = 2 * averaging_bench::kPeriod;
+  defaults.block = 2 * averaging_bench::kPeriod;
+  return bench_common::modeBenchMain(argc, argv, "averaging",
+                                     averaging_bench::modeRows(), "bytes",
+                                     defaults, &averaging_bench::report);
 }

@@ -1,6 +1,10 @@
 #include "averaging/modes.h"
 
+#include <ranktest/counting_process_group.h>
 #include <torch/optim/sgd.h>
+
+#include <cstdint>
+#include <memory>
 
 #include "distalgo/averaging/periodic_model_averager.h"
 #include "distalgo/hooks/default_hooks.h"
@@ -14,17 +18,40 @@ namespace {
 
 using bench_common::Group;
 using bench_common::ModelRow;
+using bench_common::ModeRunner;
 using distalgo::ddp::DdpOptions;
+using Counting = c10::intrusive_ptr<ranktest::CountingProcessGroup>;
 
-std::shared_ptr<torch::optim::SGD> libtorchSgd(Runner& runner) {
+// A runner whose DDP (and whatever else the mode builds over `counting`)
+// sends through `counting`, counted from the end of warm-up.
+std::unique_ptr<ModeRunner> countingRunner(const ModelRow& model,
+                                           const Counting& counting,
+                                           const DdpOptions& options) {
+  auto runner = std::make_unique<ModeRunner>(model, counting, options);
+  runner->after_warmup = [counting] { counting->reset(); };
+  runner->per_rank_value = [counting] {
+    std::int64_t bytes = 0;
+    for (const auto& [collective, traffic] : counting->allTraffic()) {
+      bytes += traffic.bytes;
+    }
+    return bytes;
+  };
+  return runner;
+}
+
+Counting counted(const Group& group) {
+  return c10::make_intrusive<ranktest::CountingProcessGroup>(group);
+}
+
+std::shared_ptr<torch::optim::SGD> libtorchSgd(ModeRunner& runner) {
   return std::make_shared<torch::optim::SGD>(
       runner.ddp.module()->parameters(),
       torch::optim::SGDOptions(kLearningRate));
 }
 
-std::unique_ptr<Runner> plainDdp(const ModelRow& model, const Group& group,
-                                 const DdpOptions& options) {
-  auto runner = std::make_unique<Runner>(model, group, options);
+std::unique_ptr<ModeRunner> plainDdp(const ModelRow& model, const Group& group,
+                                     const DdpOptions& options) {
+  auto runner = countingRunner(model, counted(group), options);
   auto sgd = libtorchSgd(*runner);
   runner->step = [sgd] { sgd->step(); };
   return runner;
@@ -33,11 +60,11 @@ std::unique_ptr<Runner> plainDdp(const ModelRow& model, const Group& group,
 // Local SGD from the first step (start_local_sgd_iter 0): gradients
 // reduced within the node (one machine: every rank) or not at all, the
 // model averaged over every rank each kPeriod steps.
-std::unique_ptr<Runner> postLocal(const ModelRow& model, const Group& group,
-                                  const DdpOptions& options,
-                                  bool post_local_gradient_allreduce) {
-  auto runner = std::make_unique<Runner>(model, group, options);
-  const auto& counting = runner->counting;
+std::unique_ptr<ModeRunner> postLocal(const ModelRow& model, const Group& group,
+                                      const DdpOptions& options,
+                                      bool post_local_gradient_allreduce) {
+  const Counting counting = counted(group);
+  auto runner = countingRunner(model, counting, options);
   auto state = std::make_shared<distalgo::hooks::PostLocalSgdState>(
       distalgo::hooks::PostLocalSgdOptions{
           .start_local_sgd_iter = 0,
@@ -58,10 +85,10 @@ distalgo::optim::SgdOptions functionalOptions() {
   return {.lr = kLearningRate};
 }
 
-std::unique_ptr<Runner> functionalAfter(const ModelRow& model,
-                                        const Group& group,
-                                        const DdpOptions& options) {
-  auto runner = std::make_unique<Runner>(model, group, options);
+std::unique_ptr<ModeRunner> functionalAfter(const ModelRow& model,
+                                            const Group& group,
+                                            const DdpOptions& options) {
+  auto runner = countingRunner(model, counted(group), options);
   auto sgd =
       std::make_shared<distalgo::optim::FunctionalSgd>(functionalOptions());
   runner->step = [sgd, params = runner->ddp.module()->parameters()] {
@@ -70,12 +97,13 @@ std::unique_ptr<Runner> functionalAfter(const ModelRow& model,
   return runner;
 }
 
-std::unique_ptr<Runner> functionalInHook(const ModelRow& model,
-                                         const Group& group,
-                                         const DdpOptions& options) {
-  auto runner = std::make_unique<Runner>(model, group, options);
+std::unique_ptr<ModeRunner> functionalInHook(const ModelRow& model,
+                                             const Group& group,
+                                             const DdpOptions& options) {
+  const Counting counting = counted(group);
+  auto runner = countingRunner(model, counting, options);
   runner->ddp.registerCommHook(distalgo::optim::hookThenOptimizer(
-      distalgo::hooks::allreduceHook(runner->counting),
+      distalgo::hooks::allreduceHook(counting),
       std::make_shared<distalgo::optim::FunctionalSgd>(functionalOptions())));
   runner->step = [] {};
   return runner;
@@ -110,13 +138,6 @@ const std::vector<ModeRow>& modeRows() {
        &functionalInHook},
   };
   return rows;
-}
-
-const ModeRow* findMode(const std::string& name) {
-  for (const ModeRow& row : modeRows()) {
-    if (row.name == name) return &row;
-  }
-  return nullptr;
 }
 
 }  // namespace averaging_bench

@@ -1,48 +1,21 @@
 #pragma once
 
 // The rows of bench_averaging: DDP + SGD against post-local SGD (period 4)
-// and against SGD stepped inside the communication hook. Each mode has its
-// own DDP of the same model over a byte-counting view of the rank's group.
+// and against SGD stepped inside the communication hook. Each mode's DDP,
+// hook and averager send through a ranktest::CountingProcessGroup around
+// the rank's group; the per-rank value is the bytes sent over the timed
+// steps.
 
-#include <ranktest/counting_process_group.h>
-
-#include <cstdint>
-#include <functional>
-#include <memory>
-#include <string>
 #include <vector>
 
-#include "bench_common/models.h"
+#include "bench_common/mode_cell.h"
 
 namespace averaging_bench {
 
-// One rank's DDP and optimizer in one mode.
-struct Runner {
-  Runner(const bench_common::ModelRow& model, const bench_common::Group& group,
-         const distalgo::ddp::DdpOptions& options)
-      : counting(c10::make_intrusive<ranktest::CountingProcessGroup>(group)),
-        ddp(model.make(bench_common::kModelSeed), counting, options) {}
-
-  // What this mode's DDP, hook and averager send, all collectives together.
-  c10::intrusive_ptr<ranktest::CountingProcessGroup> counting;
-  bench_common::Ddp ddp;
-  std::function<void()> step;  // after backward; may do nothing
-};
-
-struct ModeRow {
-  std::string name;         // in the samples and the report
-  std::string description;  // for the report
-  // Builds the rank's runner. Collective over `group`.
-  std::function<std::unique_ptr<Runner>(const bench_common::ModelRow&,
-                                        const bench_common::Group&,
-                                        const distalgo::ddp::DdpOptions&)>
-      make;
-};
+using ModeRow = bench_common::ModeRow;
 
 // The modes in the report's order; the first is the baseline.
 const std::vector<ModeRow>& modeRows();
-// Nothing for an unknown name.
-const ModeRow* findMode(const std::string& name);
 
 // Every mode's SGD (libtorch's or the functional one) and the averaging
 // period of the post-local SGD modes.

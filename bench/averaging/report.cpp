@@ -16,49 +16,29 @@
 namespace averaging_bench {
 namespace {
 
-using bench_common::medianMs;
 using bench_common::ModeCell;
 using bench_common::ModeSamples;
 using bench_common::Table;
 
 constexpr const char* kBaseline = "ddp";
 
-std::string kib(const std::optional<double>& bytes) {
-  if (!bytes) return "–";
-  return bench_common::ms(*bytes / 1024.0);
+// KiB per timed step; the samples hold the bytes of all timed steps.
+std::string kibPerStep(const std::optional<double>& bytes, int steps) {
+  if (!bytes || steps < 1) return "–";
+  return bench_common::ms(*bytes / steps / 1024.0);
 }
 
-Table table(const std::vector<ModeCell>& cells) {
-  Table t({"model", "ranks", "mode", "step ms", "p10–p90", "/ ddp",
-           "per round p10–p90", "KiB sent per step (max rank)", "/ ddp"});
-  for (const ModeCell& c : cells) {
-    const std::string ranks = std::to_string(c.world_size);
-    if (!c.failed.empty()) {
-      t.add({c.model, ranks, "failed: " + c.failed, "", "", "", "", "", ""});
-      continue;
-    }
-    const auto base_it = c.modes.find(kBaseline);
-    const ModeSamples* base =
-        base_it == c.modes.end() ? nullptr : &base_it->second;
-    for (const std::string& mode : c.order) {
-      const ModeSamples& m = c.modes.at(mode);
-      const std::vector<double> us = bench_common::allSteps(m);
-      std::optional<double> base_ms, base_bytes;
-      if (base) {
-        base_ms = medianMs(bench_common::allSteps(*base));
-        base_bytes = bench_common::maxPerRank(*base);
-      }
-      t.add(
-          {c.model, ranks, mode, bench_common::ms(medianMs(us)),
-           bench_common::spreadMs(us),
-           bench_common::ratio(medianMs(us), base_ms),
-           base ? bench_common::ratioSpread(bench_common::roundRatios(m, *base))
-                : "–",
-           kib(bench_common::maxPerRank(m)),
-           bench_common::ratio(bench_common::maxPerRank(m), base_bytes)});
-    }
-  }
-  return t;
+Table table(const std::vector<ModeCell>& cells, int steps) {
+  return bench_common::modeTable(
+      cells, kBaseline,
+      {"KiB sent per step (max rank)", "/ " + std::string(kBaseline)},
+      [steps](const ModeCell&, const ModeSamples& m, const ModeSamples* base) {
+        const auto bytes = bench_common::maxPerRank(m);
+        return std::vector<std::string>{
+            kibPerStep(bytes, steps),
+            bench_common::ratio(
+                bytes, base ? bench_common::maxPerRank(*base) : std::nullopt)};
+      });
 }
 
 void writeMarkdown(std::ostream& md, const ReportConfig& config,
@@ -76,18 +56,8 @@ void writeMarkdown(std::ostream& md, const ReportConfig& config,
      << "). A step: zero the gradients, forward, MSE loss, backward with the "
         "mode's communication hook, then the mode's optimizer step; its time "
         "is that of its slowest rank.\n\n"
-     << "Modes:\n\n";
-  for (const ModeRow& mode : modeRows()) {
-    md << "- `" << mode.name << "`: " << mode.description << "\n";
-  }
-  md << "\nEach mode has its own DDP of the same model. Each ran "
-     << config.warmup << " warm-up steps, then " << config.steps
-     << " timed steps in blocks of " << config.block
-     << "; a round runs one block of each mode, the order rotating from "
-        "round to round, so that the machine's noise falls on all alike. "
-        "Medians and 10th–90th percentiles of the steps; */ ddp* is the "
-        "ratio of the medians, its spread the 10th–90th percentile of the "
-        "same ratio taken per round. *Sent*: the bytes the rank put into "
+     << bench_common::modesSection(modeRows(), config, kBaseline)
+     << " *Sent*: the bytes the rank put into "
         "collectives (`ranktest::CountingProcessGroup` around the mode's "
         "group: gradient buckets, averaged parameters) over the timed steps, "
         "per step, the largest over the ranks; with period "
@@ -103,16 +73,12 @@ void writeMarkdown(std::ostream& md, const ReportConfig& config,
 int report(const ReportConfig& config) {
   const std::vector<ModeCell> cells =
       bench_common::readModeCells(config.samples, "bytes");
-  const Table t = table(cells);
+  const Table t = table(cells, config.steps);
   std::printf("\nTime per step (ms, slowest rank) and bytes sent:\n%s",
               t.text().c_str());
-  bool any = false;
-  for (const ModeCell& c : cells) {
-    for (const auto& [mode, m] : c.modes) any = any || !m.rounds.empty();
-  }
   return bench_common::finishReport(
-      "bench_averaging", any, config.samples, config.markdown,
-      [&](std::ostream& md) { writeMarkdown(md, config, t); });
+      "bench_averaging", bench_common::anySteps(cells), config.samples,
+      config.markdown, [&](std::ostream& md) { writeMarkdown(md, config, t); });
 }
 
 }  // namespace averaging_bench

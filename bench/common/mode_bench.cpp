@@ -1,7 +1,5 @@
 #include "bench_common/mode_bench.h"
 
-#include <ATen/ATen.h>
-
 #include <sstream>
 #include <stdexcept>
 
@@ -25,34 +23,6 @@ void checkModeCellSpec(const ModeCellSpec& spec) {
         "steps and block must be positive, warmup not negative, the bucket "
         "cap positive");
   }
-}
-
-const ModelRow& modelNamed(const std::string& name) {
-  const ModelRow* model = findModel(name);
-  if (!model) throw std::invalid_argument("unknown model " + name);
-  return *model;
-}
-
-void writeModeLines(std::ostream& out, const ModeCellSpec& spec,
-                    const std::string& mode, const std::vector<double>& us,
-                    const std::vector<int>& round_of, const std::string& tag,
-                    const std::vector<std::int64_t>& per_rank) {
-  const std::string key =
-      spec.model + "\t" + std::to_string(spec.world_size) + "\t" + mode + "\t";
-  for (std::size_t i = 0; i < us.size(); ++i) {
-    out << "step\t" << key << round_of[i] << "\t" << us[i] << "\n";
-  }
-  for (std::size_t r = 0; r < per_rank.size(); ++r) {
-    out << tag << "\t" << key << r << "\t" << per_rank[r] << "\n";
-  }
-}
-
-std::vector<std::int64_t> everyRanks(const Group& group, std::int64_t mine) {
-  std::vector<at::Tensor> all{at::zeros({group->getSize()}, at::kLong)};
-  all[0][group->getRank()] = mine;
-  group->allreduce(all)->wait();
-  const std::int64_t* data = all[0].data_ptr<std::int64_t>();
-  return {data, data + group->getSize()};
 }
 
 int runModeBench(

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <utility>
 
 #include "bench_common/stats.h"
 #include "bench_common/summary.h"
+#include "bench_common/table.h"
 
 namespace bench_common {
 namespace {
@@ -73,6 +75,83 @@ std::optional<double> meanPerRank(const ModeSamples& m) {
   double sum = 0;
   for (std::int64_t v : m.per_rank) sum += static_cast<double>(v);
   return sum / static_cast<double>(m.per_rank.size());
+}
+
+const ModeSamples* modeNamed(const ModeCell& c, const std::string& baseline) {
+  const auto it = c.modes.find(baseline);
+  return it == c.modes.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> timingColumns(const ModeSamples& m,
+                                       const ModeSamples* base) {
+  const std::vector<double> us = allSteps(m);
+  std::optional<double> base_ms;
+  if (base) base_ms = medianMs(allSteps(*base));
+  return {ms(medianMs(us)), spreadMs(us), ratio(medianMs(us), base_ms),
+          base ? ratioSpread(roundRatios(m, *base)) : "–"};
+}
+
+Table modeTable(
+    const std::vector<ModeCell>& cells, const std::string& baseline,
+    const std::vector<std::string>& extra_headers,
+    const std::function<std::vector<std::string>(
+        const ModeCell&, const ModeSamples&, const ModeSamples*)>& extra) {
+  std::vector<std::string> headers{"model",
+                                   "ranks",
+                                   "mode",
+                                   "step ms",
+                                   "p10–p90",
+                                   "/ " + baseline,
+                                   "per round p10–p90"};
+  headers.insert(headers.end(), extra_headers.begin(), extra_headers.end());
+  Table t(headers);
+  for (const ModeCell& c : cells) {
+    const std::string ranks = std::to_string(c.world_size);
+    if (!c.failed.empty()) {
+      std::vector<std::string> row(headers.size());
+      row[0] = c.model;
+      row[1] = ranks;
+      row[2] = "failed: " + c.failed;
+      t.add(row);
+      continue;
+    }
+    const ModeSamples* base = modeNamed(c, baseline);
+    for (const std::string& mode : c.order) {
+      const ModeSamples& m = c.modes.at(mode);
+      std::vector<std::string> row{c.model, ranks, mode};
+      for (std::string& column : timingColumns(m, base)) {
+        row.push_back(std::move(column));
+      }
+      for (std::string& column : extra(c, m, base)) {
+        row.push_back(std::move(column));
+      }
+      t.add(row);
+    }
+  }
+  return t;
+}
+
+bool anySteps(const std::vector<ModeCell>& cells) {
+  for (const ModeCell& c : cells) {
+    for (const auto& [mode, m] : c.modes) {
+      if (!m.rounds.empty()) return true;
+    }
+  }
+  return false;
+}
+
+std::string timingMethod(const ModeReportConfig& config,
+                         const std::string& baseline) {
+  return "Each mode has its own DDP of the same model. Each ran " +
+         std::to_string(config.warmup) + " warm-up steps, then " +
+         std::to_string(config.steps) + " timed steps in blocks of " +
+         std::to_string(config.block) +
+         "; a round runs one block of each mode, the order rotating from "
+         "round to round, so that the machine's noise falls on all alike. "
+         "Medians and 10th–90th percentiles of the steps; */ " +
+         baseline +
+         "* is the ratio of the medians, its spread the 10th–90th percentile "
+         "of the same ratio taken per round.";
 }
 
 }  // namespace bench_common

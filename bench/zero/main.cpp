@@ -13,19 +13,11 @@
 //       and the cell flags above (for the text)
 //       the table from FILE, on the console and as markdown
 
-#include "bench_common/args.h"
-#include "bench_common/mode_bench.h"
-#include "zero/cell.h"
+#include "bench_common/mode_cell.h"
 #include "zero/modes.h"
 #include "zero/report.h"
 
 int main(int argc, char** argv) {
-  return bench_common::guardedMain("bench_zero", [&] {
-    zero_bench::CellSpec defaults;
-    for (const zero_bench::ModeRow& mode : zero_bench::modeRows()) {
-      defaults.modes.push_back(mode.name);
-    }
-    return bench_common::runModeBench(
-        argc, argv, defaults, &zero_bench::runCell, &zero_bench::report);
-  });
+  return bench_common::modeBenchMain(argc, argv, "zero", zero_bench::modeRows(),
+                                     "state", {}, &zero_bench::report);
 }

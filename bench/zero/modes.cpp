@@ -22,7 +22,7 @@ std::unique_ptr<Runner> plainAdam(const ModelRow& model, const Group& group,
   auto adam = std::make_shared<torch::optim::Adam>(
       runner->ddp.module()->parameters(), adamOptions());
   runner->step = [adam] { adam->step(); };
-  runner->state_bytes = [adam] {
+  runner->per_rank_value = [adam] {
     return distalgo::zero::optimizerStateBytes(*adam);
   };
   return runner;
@@ -37,7 +37,7 @@ std::unique_ptr<Runner> zero(const ModelRow& model, const Group& group,
       distalgo::zero::localOptimizer<torch::optim::Adam>(adamOptions()),
       zero_options);
   runner->step = [zero] { zero->step(); };
-  runner->state_bytes = [zero] {
+  runner->per_rank_value = [zero] {
     return distalgo::zero::optimizerStateBytes(zero->localOptimizer());
   };
   return runner;
@@ -61,13 +61,6 @@ const std::vector<ModeRow>& modeRows() {
        }},
   };
   return rows;
-}
-
-const ModeRow* findMode(const std::string& name) {
-  for (const ModeRow& row : modeRows()) {
-    if (row.name == name) return &row;
-  }
-  return nullptr;
 }
 
 }  // namespace zero_bench

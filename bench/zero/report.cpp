@@ -22,7 +22,6 @@
 namespace zero_bench {
 namespace {
 
-using bench_common::medianMs;
 using bench_common::Table;
 
 constexpr const char* kBaseline = "adam";
@@ -33,39 +32,17 @@ std::string mib(const std::optional<double>& bytes) {
 }
 
 Table table(const std::vector<bench_common::ModeCell>& cells) {
-  Table t({"model", "ranks", "mode", "step ms", "p10–p90", "/ adam",
-           "per round p10–p90", "state MiB (max rank)", "mean", "max / adam",
-           "1/W"});
-  for (const bench_common::ModeCell& c : cells) {
-    const std::string ranks = std::to_string(c.world_size);
-    if (!c.failed.empty()) {
-      t.add({c.model, ranks, "failed: " + c.failed, "", "", "", "", "", "", "",
-             ""});
-      continue;
-    }
-    const auto base_it = c.modes.find(kBaseline);
-    const bench_common::ModeSamples* base =
-        base_it == c.modes.end() ? nullptr : &base_it->second;
-    for (const std::string& mode : c.order) {
-      const bench_common::ModeSamples& m = c.modes.at(mode);
-      const std::vector<double> us = bench_common::allSteps(m);
-      std::optional<double> base_ms, base_bytes;
-      if (base) {
-        base_ms = medianMs(bench_common::allSteps(*base));
-        base_bytes = bench_common::maxPerRank(*base);
-      }
-      t.add(
-          {c.model, ranks, mode, bench_common::ms(medianMs(us)),
-           bench_common::spreadMs(us),
-           bench_common::ratio(medianMs(us), base_ms),
-           base ? bench_common::ratioSpread(bench_common::roundRatios(m, *base))
-                : "–",
-           mib(bench_common::maxPerRank(m)), mib(bench_common::meanPerRank(m)),
-           bench_common::ratio(bench_common::maxPerRank(m), base_bytes),
-           bench_common::ratio(1.0, c.world_size)});
-    }
-  }
-  return t;
+  return bench_common::modeTable(
+      cells, kBaseline, {"state MiB (max rank)", "mean", "max / adam", "1/W"},
+      [](const bench_common::ModeCell& c, const bench_common::ModeSamples& m,
+         const bench_common::ModeSamples* base) {
+        const auto bytes = bench_common::maxPerRank(m);
+        return std::vector<std::string>{
+            mib(bytes), mib(bench_common::meanPerRank(m)),
+            bench_common::ratio(
+                bytes, base ? bench_common::maxPerRank(*base) : std::nullopt),
+            bench_common::ratio(1.0, c.world_size)};
+      });
 }
 
 void writeMarkdown(std::ostream& md, const ReportConfig& config,
@@ -86,18 +63,8 @@ void writeMarkdown(std::ostream& md, const ReportConfig& config,
      << "). A step: zero the gradients, forward, MSE loss, backward with "
         "DDP's gradient reduction, then the mode's optimizer step; its time "
         "is that of its slowest rank.\n\n"
-     << "Modes:\n\n";
-  for (const ModeRow& mode : modeRows()) {
-    md << "- `" << mode.name << "`: " << mode.description << "\n";
-  }
-  md << "\nEach mode has its own DDP of the same model. Each ran "
-     << config.warmup << " warm-up steps, then " << config.steps
-     << " timed steps in blocks of " << config.block
-     << "; a round runs one block of each mode, the order rotating from "
-        "round to round, so that the machine's noise falls on all alike. "
-        "Medians and 10th–90th percentiles of the steps; */ adam* is the "
-        "ratio of the medians, its spread the 10th–90th percentile of the "
-        "same ratio taken per round. *State*: the bytes of the rank's "
+     << bench_common::modesSection(modeRows(), config, kBaseline)
+     << " *State*: the bytes of the rank's "
         "optimizer state tensors after the last step "
         "(`distalgo::zero::optimizerStateBytes`: Adam's exp_avg and "
         "exp_avg_sq), the largest over the ranks and the mean; *max / adam* "
@@ -115,13 +82,9 @@ int report(const ReportConfig& config) {
   const Table t = table(cells);
   std::printf("\nTime per step (ms, slowest rank) and optimizer state:\n%s",
               t.text().c_str());
-  bool any = false;
-  for (const bench_common::ModeCell& c : cells) {
-    for (const auto& [mode, m] : c.modes) any = any || !m.rounds.empty();
-  }
   return bench_common::finishReport(
-      "bench_zero", any, config.samples, config.markdown,
-      [&](std::ostream& md) { writeMarkdown(md, config, t); });
+      "bench_zero", bench_common::anySteps(cells), config.samples,
+      config.markdown, [&](std::ostream& md) { writeMarkdown(md, config, t); });
 }
 
 }  // namespace zero_bench

@@ -1,18 +1,14 @@
 #pragma once
 
 // What the benchmarks that time modes side by side share (bench_zero,
-// bench_averaging): a cell's settings and their flags, the samples lines a
-// cell writes (mode_samples.h) and the main that runs a cell or the report.
+// bench_averaging): a cell's settings, their flags, and the main that runs
+// a cell (mode_cell.h) or the report (mode_samples.h).
 
-#include <cstdint>
 #include <functional>
-#include <ostream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bench_common/args.h"
-#include "bench_common/models.h"
 
 namespace bench_common {
 
@@ -37,37 +33,9 @@ struct ModeReportConfig : ReportFlags {
   double bucket_cap_mb = 0;
 };
 
-// The modes `names` name, looked up with `find` (nullptr for an unknown
-// name). Throws std::invalid_argument for an unknown name or none.
-template <typename Row>
-std::vector<const Row*> modesNamed(const std::vector<std::string>& names,
-                                   const Row* (*find)(const std::string&)) {
-  std::vector<const Row*> modes;
-  for (const std::string& name : names) {
-    const Row* mode = find(name);
-    if (!mode) throw std::invalid_argument("unknown mode " + name);
-    modes.push_back(mode);
-  }
-  if (modes.empty()) throw std::invalid_argument("no modes");
-  return modes;
-}
-
 // Throws std::invalid_argument unless steps and block are positive, warmup
 // is not negative and the bucket cap positive.
 void checkModeCellSpec(const ModeCellSpec& spec);
-
-// The model named `name`; throws std::invalid_argument for an unknown one.
-const ModelRow& modelNamed(const std::string& name);
-
-// Appends a mode's samples lines: a step line per (slowest-rank) step time,
-// then a `tag` line per rank's value.
-void writeModeLines(std::ostream& out, const ModeCellSpec& spec,
-                    const std::string& mode, const std::vector<double>& us,
-                    const std::vector<int>& round_of, const std::string& tag,
-                    const std::vector<std::int64_t>& per_rank);
-
-// Every rank's `mine`, in rank order. Collective.
-std::vector<std::int64_t> everyRanks(const Group& group, std::int64_t mine);
 
 // A modes benchmark's main:
 //   --bench_cell=MODEL,WORLD_SIZE --bench_out=FILE [--bench_modes=a,b,...]
