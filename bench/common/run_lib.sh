@@ -97,6 +97,7 @@ build_bench_binary() {
 # $world_sizes and writes the report to $out. Reads build, steps, block,
 # warmup, rows, bucket_cap_mb, world_sizes, models, out, idle_wait, command,
 # root, MODES and RAW; returns 1 when a cell or the report failed.
+# shellcheck disable=SC2154  # the settings come from the driver
 run_mode_bench() {
   local name=$1
   build_bench_binary "$build" "bench_$name"
