@@ -1,6 +1,5 @@
 #include "averaging/modes.h"
 
-#include <ranktest/counting_process_group.h>
 #include <torch/optim/sgd.h>
 
 #include <cstdint>
@@ -12,6 +11,7 @@
 #include "distalgo/optim/functional_sgd.h"
 #include "distalgo/optim/hook_then_optimizer.h"
 #include "distalgo/optim/post_local_sgd_optimizer.h"
+#include "ranktest/counting_process_group.h"
 
 namespace averaging_bench {
 namespace {

@@ -11,6 +11,7 @@
 #include <torch/optim/sgd.h>
 #include <torch/serialize/output-archive.h>
 
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "averaging_util.h"
 #include "ddp_mlp.h"
+#include "distalgo/averaging/hierarchical_model_averager.h"
 #include "distalgo/averaging/periodic_model_averager.h"
 #include "distalgo/hooks/post_local_sgd.h"
 #include "fixtures/compare.h"
@@ -26,6 +28,7 @@
 namespace averaging_suite {
 namespace {
 
+using distalgo::averaging::HierarchicalModelAverager;
 using distalgo::averaging::PeriodicModelAverager;
 using distalgo::hooks::postLocalSgdHook;
 using distalgo::hooks::PostLocalSgdOptions;
@@ -111,6 +114,32 @@ RANKTEST_F(AveragingPostLocalSgdOptimizer, EqualsOptimizerThenAveragerExactly) {
                         manual_model.parameterValues());
   EXPECT_EQ(wrapped.averager().step(), averager.step());
   EXPECT_EQ(averager.step(), kSteps);
+}
+
+// PyTorch's ..._with_hierarchical_sgd: pairs every 2 steps, all 4 ranks
+// every 4, after a warm-up of 4.
+RANKTEST_F(AveragingPostLocalSgdOptimizer,
+           HierarchicalEqualsOptimizerThenAveragerExactly,
+           ranktest::worldSizes({4})) {
+  constexpr int kSteps = 12, kWarmup = 4;
+  const std::map<int, int> hierarchy{{2, 2}, {4, 4}};
+  DdpMlp wrapped_model(pg(), rank(), localAfter(kWarmup, pg()));
+  PostLocalSgdOptimizer wrapped(makeSgd(wrapped_model.parameters()),
+                                std::make_shared<HierarchicalModelAverager>(
+                                    store(), pg(), hierarchy, kWarmup));
+  DdpMlp manual_model(pg(), rank(), localAfter(kWarmup, pg()));
+  auto sgd = makeSgd(manual_model.parameters());
+  HierarchicalModelAverager averager(store(), pg(), hierarchy, kWarmup);
+  for (int step = 0; step < kSteps; ++step) {
+    wrapped_model.backward(step);
+    wrapped.step();
+    manual_model.backward(step);
+    sgd->step();
+    averager.averageParameters(sgd->param_groups());
+  }
+  expectEqualParameters(wrapped_model.parameterValues(),
+                        manual_model.parameterValues());
+  EXPECT_EQ(wrapped.averager().step(), kSteps);
 }
 
 // With period 1 the models are averaged every step: for SGD with momentum,
