@@ -1,20 +1,8 @@
 #include "bench_common/mode_bench.h"
 
-#include <sstream>
 #include <stdexcept>
 
 namespace bench_common {
-namespace {
-
-std::vector<std::string> splitCommas(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) out.push_back(item);
-  return out;
-}
-
-}  // namespace
 
 void checkModeCellSpec(const ModeCellSpec& spec) {
   if (spec.steps < 1 || spec.block < 1 || spec.warmup < 0 ||

@@ -44,26 +44,6 @@ std::vector<ModeCell> readModeCells(const std::string& path,
   return cells;
 }
 
-std::vector<double> allSteps(const ModeSamples& m) {
-  std::vector<double> out;
-  for (const auto& [round, us] : m.rounds) {
-    out.insert(out.end(), us.begin(), us.end());
-  }
-  return out;
-}
-
-std::vector<double> roundRatios(const ModeSamples& m, const ModeSamples& base) {
-  std::vector<double> out;
-  for (const auto& [round, us] : m.rounds) {
-    const auto b = base.rounds.find(round);
-    if (b == base.rounds.end()) continue;
-    const auto x = median(us);
-    const auto y = median(b->second);
-    if (x && y && *y > 0) out.push_back(*x / *y);
-  }
-  return out;
-}
-
 std::optional<double> maxPerRank(const ModeSamples& m) {
   if (m.per_rank.empty()) return std::nullopt;
   return static_cast<double>(
@@ -84,11 +64,11 @@ const ModeSamples* modeNamed(const ModeCell& c, const std::string& baseline) {
 
 std::vector<std::string> timingColumns(const ModeSamples& m,
                                        const ModeSamples* base) {
-  const std::vector<double> us = allSteps(m);
+  const std::vector<double> us = allSamples(m.rounds);
   std::optional<double> base_ms;
-  if (base) base_ms = medianMs(allSteps(*base));
+  if (base) base_ms = medianMs(allSamples(base->rounds));
   return {ms(medianMs(us)), spreadMs(us), ratio(medianMs(us), base_ms),
-          base ? ratioSpread(roundRatios(m, *base)) : "–"};
+          base ? ratioSpread(roundRatios(m.rounds, base->rounds)) : "–"};
 }
 
 Table modeTable(

@@ -16,6 +16,26 @@ std::vector<std::string> splitTabs(const std::string& line) {
   }
 }
 
+std::vector<double> allSamples(const Rounds& rounds) {
+  std::vector<double> out;
+  for (const auto& [round, samples] : rounds) {
+    out.insert(out.end(), samples.begin(), samples.end());
+  }
+  return out;
+}
+
+std::vector<double> roundRatios(const Rounds& mode, const Rounds& base) {
+  std::vector<double> out;
+  for (const auto& [round, samples] : mode) {
+    const auto b = base.find(round);
+    if (b == base.end()) continue;
+    const auto x = median(samples);
+    const auto y = median(b->second);
+    if (x && y && *y > 0) out.push_back(*x / *y);
+  }
+  return out;
+}
+
 std::optional<double> medianMs(const std::vector<double>& us) {
   const auto m = median(us);
   if (!m) return std::nullopt;

@@ -11,6 +11,7 @@
 #include <torch/optim/sgd.h>
 #include <torch/serialize/output-archive.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -29,6 +30,7 @@ namespace averaging_suite {
 namespace {
 
 using distalgo::averaging::HierarchicalModelAverager;
+using distalgo::averaging::ModelAverager;
 using distalgo::averaging::PeriodicModelAverager;
 using distalgo::hooks::postLocalSgdHook;
 using distalgo::hooks::PostLocalSgdOptions;
@@ -92,28 +94,39 @@ class AveragingPostLocalSgdOptimizer : public ranktest::DistributedTest {
   static ranktest::TestOptions testOptions() { return {.world_sizes = {2, 4}}; }
 };
 
-// PyTorch's test_post_localSGD_optimizer_parity: the wrapper is exactly the
-// optimizer step followed by the averager (period 4, warm-up 10, 20 steps).
-RANKTEST_F(AveragingPostLocalSgdOptimizer, EqualsOptimizerThenAveragerExactly) {
-  constexpr int kSteps = 20, kPeriod = 4, kWarmup = 10;
-  DdpMlp wrapped_model(pg(), rank(), localAfter(kWarmup, pg()));
-  PostLocalSgdOptimizer wrapped(
-      makeSgd(wrapped_model.parameters()),
-      std::make_shared<PeriodicModelAverager>(pg(), kPeriod, kWarmup));
-  DdpMlp manual_model(pg(), rank(), localAfter(kWarmup, pg()));
+// `steps` steps of two equal models, local after `warmup`: one stepped by
+// a PostLocalSgdOptimizer over an averager from make_averager(), the other
+// by SGD followed by another such averager called by hand. Expects the same
+// parameters, bit for bit, and the same averager steps.
+void expectWrapperEqualsParts(
+    const Group& pg, int rank, int steps, int warmup,
+    const std::function<std::shared_ptr<ModelAverager>()>& make_averager) {
+  DdpMlp wrapped_model(pg, rank, localAfter(warmup, pg));
+  PostLocalSgdOptimizer wrapped(makeSgd(wrapped_model.parameters()),
+                                make_averager());
+  DdpMlp manual_model(pg, rank, localAfter(warmup, pg));
   auto sgd = makeSgd(manual_model.parameters());
-  PeriodicModelAverager averager(pg(), kPeriod, kWarmup);
-  for (int step = 0; step < kSteps; ++step) {
+  const auto averager = make_averager();
+  for (int step = 0; step < steps; ++step) {
     wrapped_model.backward(step);
     wrapped.step();
     manual_model.backward(step);
     sgd->step();
-    averager.averageParameters(sgd->param_groups());
+    averager->averageParameters(sgd->param_groups());
   }
   expectEqualParameters(wrapped_model.parameterValues(),
                         manual_model.parameterValues());
-  EXPECT_EQ(wrapped.averager().step(), averager.step());
-  EXPECT_EQ(averager.step(), kSteps);
+  EXPECT_EQ(wrapped.averager().step(), steps);
+  EXPECT_EQ(averager->step(), steps);
+}
+
+// PyTorch's test_post_localSGD_optimizer_parity: the wrapper is exactly the
+// optimizer step followed by the averager (period 4, warm-up 10, 20 steps).
+RANKTEST_F(AveragingPostLocalSgdOptimizer, EqualsOptimizerThenAveragerExactly) {
+  constexpr int kWarmup = 10;
+  expectWrapperEqualsParts(pg(), rank(), /*steps=*/20, kWarmup, [&] {
+    return std::make_shared<PeriodicModelAverager>(pg(), /*period=*/4, kWarmup);
+  });
 }
 
 // PyTorch's ..._with_hierarchical_sgd: pairs every 2 steps, all 4 ranks
@@ -121,25 +134,11 @@ RANKTEST_F(AveragingPostLocalSgdOptimizer, EqualsOptimizerThenAveragerExactly) {
 RANKTEST_F(AveragingPostLocalSgdOptimizer,
            HierarchicalEqualsOptimizerThenAveragerExactly,
            ranktest::worldSizes({4})) {
-  constexpr int kSteps = 12, kWarmup = 4;
-  const std::map<int, int> hierarchy{{2, 2}, {4, 4}};
-  DdpMlp wrapped_model(pg(), rank(), localAfter(kWarmup, pg()));
-  PostLocalSgdOptimizer wrapped(makeSgd(wrapped_model.parameters()),
-                                std::make_shared<HierarchicalModelAverager>(
-                                    store(), pg(), hierarchy, kWarmup));
-  DdpMlp manual_model(pg(), rank(), localAfter(kWarmup, pg()));
-  auto sgd = makeSgd(manual_model.parameters());
-  HierarchicalModelAverager averager(store(), pg(), hierarchy, kWarmup);
-  for (int step = 0; step < kSteps; ++step) {
-    wrapped_model.backward(step);
-    wrapped.step();
-    manual_model.backward(step);
-    sgd->step();
-    averager.averageParameters(sgd->param_groups());
-  }
-  expectEqualParameters(wrapped_model.parameterValues(),
-                        manual_model.parameterValues());
-  EXPECT_EQ(wrapped.averager().step(), kSteps);
+  constexpr int kWarmup = 4;
+  expectWrapperEqualsParts(pg(), rank(), /*steps=*/12, kWarmup, [&] {
+    return std::make_shared<HierarchicalModelAverager>(
+        store(), pg(), std::map<int, int>{{2, 2}, {4, 4}}, kWarmup);
+  });
 }
 
 // With period 1 the models are averaged every step: for SGD with momentum,

@@ -16,13 +16,14 @@
 #include <vector>
 
 #include "bench_common/mode_bench.h"
+#include "bench_common/summary.h"
 #include "bench_common/table.h"
 
 namespace bench_common {
 
 struct ModeSamples {
-  std::map<int, std::vector<double>> rounds;  // per round, the step times
-  std::vector<std::int64_t> per_rank;         // the <tag> values, by rank
+  Rounds rounds;                       // the step times
+  std::vector<std::int64_t> per_rank;  // the <tag> values, by rank
 };
 
 struct ModeCell {
@@ -37,10 +38,6 @@ struct ModeCell {
 std::vector<ModeCell> readModeCells(const std::string& path,
                                     const std::string& tag);
 
-// Every step time of the mode, round after round.
-std::vector<double> allSteps(const ModeSamples& m);
-// The ratio of the mode's median to the baseline's within each round.
-std::vector<double> roundRatios(const ModeSamples& m, const ModeSamples& base);
 // The largest and the mean per-rank value; nothing without any.
 std::optional<double> maxPerRank(const ModeSamples& m);
 std::optional<double> meanPerRank(const ModeSamples& m);

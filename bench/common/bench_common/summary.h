@@ -3,11 +3,19 @@
 // Step times in microseconds, summarised for a report's cells in
 // milliseconds; and the tab-separated lines of the samples files.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace bench_common {
+
+// One mode's samples by round (a round runs one block of every mode).
+using Rounds = std::map<int, std::vector<double>>;
+// Every round's samples, in round order.
+std::vector<double> allSamples(const Rounds& rounds);
+// For each round that both ran, the ratio of `mode`'s median to `base`'s.
+std::vector<double> roundRatios(const Rounds& mode, const Rounds& base);
 
 // The fields of one samples line.
 std::vector<std::string> splitTabs(const std::string& line);
