@@ -1,5 +1,5 @@
 # Shell helpers of the benchmark drivers (bench/run_ddp_step, bench/run_join,
-# bench/run_zero): source it after defining log(). Timings on a shared 2-core machine mean
+# bench/run_zero, bench/run_averaging): source it after defining log(). Timings on a shared 2-core machine mean
 # little while something else runs, so the drivers wait for a quiet machine
 # and report how much CPU other processes used meanwhile.
 
@@ -90,4 +90,63 @@ build_bench_binary() {
   fi
   bin=$build/bench/$target
   [[ -x $bin ]] || { log "no $bin (build it, or unset SKIP_BUILD)"; exit 1; }
+}
+
+# The body of a modes benchmark's driver (bench/run_zero, bench/run_averaging):
+# builds bench_$1, waits for an idle machine, runs every cell of $models x
+# $world_sizes and writes the report to $out. Reads build, steps, block,
+# warmup, rows, bucket_cap_mb, world_sizes, models, out, idle_wait, command,
+# root, MODES and RAW; returns 1 when a cell or the report failed.
+# shellcheck disable=SC2154  # the settings come from the driver
+run_mode_bench() {
+  local name=$1
+  build_bench_binary "$build" "bench_$name"
+
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  samples=$tmp/samples.tsv
+  : >"$samples"
+
+  # The modes run interleaved, so noise that remains inflates them all.
+  wait_for_idle "$idle_wait"
+  start_loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
+
+  IFS=, read -r -a model_list <<<"$models"
+  IFS=, read -r -a world_list <<<"$world_sizes"
+  revision=$(source_revision "$root")
+
+  cell_flags=(--bench_warmup="$warmup" --bench_rows="$rows"
+    --bench_steps="$steps" --bench_block="$block"
+    --bench_bucket_cap_mb="$bucket_cap_mb")
+  mode_flags=()
+  if [[ -n ${MODES:-} ]]; then mode_flags=(--bench_modes="$MODES"); fi
+  start_cpu_clock
+  failures=0
+  for model in "${model_list[@]}"; do
+    for world in "${world_list[@]}"; do
+      cell="$model,$world"
+      log "$cell"
+      if ! "$bin" --bench_cell="$cell" --bench_out="$samples" \
+        "${cell_flags[@]}" "${mode_flags[@]}" 2>>"$tmp/cells.log"; then
+        log "$cell failed; its log ends with:"
+        tail -n 10 "$tmp/cells.log" >&2
+        printf 'failed\t%s\t%s\tsee the run log\n' "$model" "$world" >>"$samples"
+        failures=$((failures + 1))
+      fi
+    done
+  done
+  foreign_note=$(foreign_cpu_note)
+
+  mkdir -p "$(dirname "$out")"
+  status=0
+  "$bin" --bench_report="$samples" --bench_markdown="$out" \
+    --bench_command="$command" --bench_note="source: git $revision" \
+    --bench_note="$idle_note" --bench_note="$foreign_note" \
+    --bench_start_loadavg="$start_loadavg" "${cell_flags[@]}" || status=$?
+  if [[ -n ${RAW:-} ]]; then cp "$samples" "$RAW"; fi
+  if ((failures > 0)); then
+    log "$failures run(s) failed"
+    status=1
+  fi
+  return "$status"
 }

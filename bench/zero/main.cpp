@@ -13,72 +13,11 @@
 //       and the cell flags above (for the text)
 //       the table from FILE, on the console and as markdown
 
-#include <cstdio>
-#include <stdexcept>
-#include <string>
-
-#include "bench_common/args.h"
-#include "zero/cell.h"
+#include "bench_common/mode_cell.h"
 #include "zero/modes.h"
 #include "zero/report.h"
 
-namespace {
-
-int run(int argc, char** argv) {
-  zero_bench::CellSpec cell;
-  for (const zero_bench::ModeRow& mode : zero_bench::modeRows()) {
-    cell.modes.push_back(mode.name);
-  }
-  zero_bench::ReportConfig report;
-  std::string cell_text, out;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto [key, value] = bench_common::splitBenchArg(arg);
-    if (key == "cell") {
-      cell_text = value;
-    } else if (key == "out") {
-      out = value;
-    } else if (key == "modes") {
-      cell.modes = bench_common::splitCommas(value);
-    } else if (key == "warmup") {
-      cell.warmup = std::stoi(value);
-    } else if (key == "rows") {
-      cell.rows = std::stoi(value);
-    } else if (key == "steps") {
-      cell.steps = std::stoi(value);
-    } else if (key == "block") {
-      cell.block = std::stoi(value);
-    } else if (key == "bucket_cap_mb") {
-      cell.bucket_cap_mb = std::stod(value);
-    } else if (bench_common::readReportFlag({key, value}, report)) {
-    } else {
-      throw std::invalid_argument("unknown flag " + arg);
-    }
-  }
-
-  if (!cell_text.empty()) {
-    if (out.empty()) {
-      throw std::invalid_argument("--bench_cell needs --bench_out=FILE");
-    }
-    const bench_common::CellName name = bench_common::splitCell(cell_text);
-    cell.model = name.model;
-    cell.world_size = name.world_size;
-    return zero_bench::runCell(cell, out);
-  }
-  if (!report.samples.empty()) {
-    report.warmup = cell.warmup;
-    report.rows = cell.rows;
-    report.steps = cell.steps;
-    report.block = cell.block;
-    report.bucket_cap_mb = cell.bucket_cap_mb;
-    return zero_bench::report(report);
-  }
-  throw std::invalid_argument("give --bench_cell=... or --bench_report=FILE");
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-  return bench_common::guardedMain("bench_zero",
-                                   [&] { return run(argc, argv); });
+  return bench_common::modeBenchMain(argc, argv, "zero", zero_bench::modeRows(),
+                                     "state", {}, &zero_bench::report);
 }

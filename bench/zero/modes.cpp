@@ -24,7 +24,7 @@ std::unique_ptr<Runner> plainAdam(const ModelRow& model, const Group& group,
   auto adam = std::make_shared<torch::optim::Adam>(
       runner->ddp.module()->parameters(), adamOptions());
   runner->step = [adam] { adam->step(); };
-  runner->state_bytes = [adam] {
+  runner->per_rank_value = [adam] {
     return distalgo::zero::optimizerStateBytes(*adam);
   };
   return runner;
@@ -39,7 +39,7 @@ std::unique_ptr<Runner> zero(const ModelRow& model, const Group& group,
       distalgo::zero::localOptimizer<torch::optim::Adam>(adamOptions()),
       zero_options);
   runner->step = [zero] { zero->step(); };
-  runner->state_bytes = [zero] { return zero->stateBytes(); };
+  runner->per_rank_value = [zero] { return zero->stateBytes(); };
   return runner;
 }
 
@@ -59,7 +59,7 @@ std::unique_ptr<Runner> zeroOverlap(const ModelRow& model, const Group& group,
                                                         *zero)
           : distalgo::zero::hookWithZeroStep(allreduce, runner->ddp, *zero));
   runner->step = [] {};
-  runner->state_bytes = [zero] { return zero->stateBytes(); };
+  runner->per_rank_value = [zero] { return zero->stateBytes(); };
   return runner;
 }
 
@@ -94,13 +94,6 @@ const std::vector<ModeRow>& modeRows() {
        }},
   };
   return rows;
-}
-
-const ModeRow* findMode(const std::string& name) {
-  for (const ModeRow& row : modeRows()) {
-    if (row.name == name) return &row;
-  }
-  return nullptr;
 }
 
 }  // namespace zero_bench

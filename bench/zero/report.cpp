@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench_common/machine.h"
+#include "bench_common/mode_samples.h"
 #include "bench_common/report_file.h"
 #include "bench_common/stats.h"
 #include "bench_common/summary.h"
@@ -21,106 +22,27 @@
 namespace zero_bench {
 namespace {
 
-using bench_common::medianMs;
 using bench_common::Table;
 
 constexpr const char* kBaseline = "adam";
-
-struct ModeSamples {
-  bench_common::Rounds rounds;      // the step times
-  std::vector<std::int64_t> bytes;  // per rank
-};
-
-struct Cell {
-  std::string model;
-  int world_size = 0;
-  std::vector<std::string> order;  // the modes as they first appear
-  std::map<std::string, ModeSamples> modes;
-  std::string failed;
-};
-
-ModeSamples& modeOf(Cell& c, const std::string& mode) {
-  if (!c.modes.count(mode)) c.order.push_back(mode);
-  return c.modes[mode];
-}
-
-// In the order the cells ran.
-std::vector<Cell> readSamples(const std::string& path) {
-  std::vector<Cell> cells;
-  std::map<std::string, std::size_t> index;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = bench_common::splitTabs(line);
-    if (f.size() < 4) continue;
-    auto [it, fresh] = index.emplace(f[1] + "\t" + f[2], cells.size());
-    if (fresh) cells.push_back({f[1], std::stoi(f[2]), {}, {}, {}});
-    Cell& c = cells[it->second];
-    if (f[0] == "step" && f.size() >= 6) {
-      modeOf(c, f[3]).rounds[std::stoi(f[4])].push_back(std::stod(f[5]));
-    } else if (f[0] == "state" && f.size() >= 6) {
-      std::vector<std::int64_t>& bytes = modeOf(c, f[3]).bytes;
-      const std::size_t rank = std::stoul(f[4]);
-      bytes.resize(std::max(bytes.size(), rank + 1));
-      bytes[rank] = std::stoll(f[5]);
-    } else if (f[0] == "failed") {
-      c.failed = f[3];
-    }
-  }
-  return cells;
-}
-
-std::optional<double> maxBytes(const ModeSamples& m) {
-  if (m.bytes.empty()) return std::nullopt;
-  return static_cast<double>(*std::max_element(m.bytes.begin(), m.bytes.end()));
-}
-
-std::optional<double> meanBytes(const ModeSamples& m) {
-  if (m.bytes.empty()) return std::nullopt;
-  double sum = 0;
-  for (std::int64_t b : m.bytes) sum += static_cast<double>(b);
-  return sum / static_cast<double>(m.bytes.size());
-}
 
 std::string mib(const std::optional<double>& bytes) {
   if (!bytes) return "–";
   return bench_common::ms(*bytes / (1024.0 * 1024.0));
 }
 
-Table table(const std::vector<Cell>& cells) {
-  Table t({"model", "ranks", "mode", "step ms", "p10–p90", "/ adam",
-           "per round p10–p90", "state MiB (max rank)", "mean", "max / adam",
-           "1/W"});
-  for (const Cell& c : cells) {
-    const std::string ranks = std::to_string(c.world_size);
-    if (!c.failed.empty()) {
-      t.add({c.model, ranks, "failed: " + c.failed, "", "", "", "", "", "", "",
-             ""});
-      continue;
-    }
-    const auto base_it = c.modes.find(kBaseline);
-    const ModeSamples* base =
-        base_it == c.modes.end() ? nullptr : &base_it->second;
-    for (const std::string& mode : c.order) {
-      const ModeSamples& m = c.modes.at(mode);
-      const std::vector<double> us = bench_common::allSamples(m.rounds);
-      std::optional<double> base_ms, base_bytes;
-      if (base) {
-        base_ms = medianMs(bench_common::allSamples(base->rounds));
-        base_bytes = maxBytes(*base);
-      }
-      t.add({c.model, ranks, mode, bench_common::ms(medianMs(us)),
-             bench_common::spreadMs(us),
-             bench_common::ratio(medianMs(us), base_ms),
-             base ? bench_common::ratioSpread(
-                        bench_common::roundRatios(m.rounds, base->rounds))
-                  : "–",
-             mib(maxBytes(m)), mib(meanBytes(m)),
-             bench_common::ratio(maxBytes(m), base_bytes),
-             bench_common::ratio(1.0, c.world_size)});
-    }
-  }
-  return t;
+Table table(const std::vector<bench_common::ModeCell>& cells) {
+  return bench_common::modeTable(
+      cells, kBaseline, {"state MiB (max rank)", "mean", "max / adam", "1/W"},
+      [](const bench_common::ModeCell& c, const bench_common::ModeSamples& m,
+         const bench_common::ModeSamples* base) {
+        const auto bytes = bench_common::maxPerRank(m);
+        return std::vector<std::string>{
+            mib(bytes), mib(bench_common::meanPerRank(m)),
+            bench_common::ratio(
+                bytes, base ? bench_common::maxPerRank(*base) : std::nullopt),
+            bench_common::ratio(1.0, c.world_size)};
+      });
 }
 
 void writeMarkdown(std::ostream& md, const ReportConfig& config,
@@ -141,18 +63,8 @@ void writeMarkdown(std::ostream& md, const ReportConfig& config,
      << "). A step: zero the gradients, forward, MSE loss, backward with "
         "DDP's gradient reduction, then the mode's optimizer step; its time "
         "is that of its slowest rank.\n\n"
-     << "Modes:\n\n";
-  for (const ModeRow& mode : modeRows()) {
-    md << "- `" << mode.name << "`: " << mode.description << "\n";
-  }
-  md << "\nEach mode has its own DDP of the same model. Each ran "
-     << config.warmup << " warm-up steps, then " << config.steps
-     << " timed steps in blocks of " << config.block
-     << "; a round runs one block of each mode, the order rotating from "
-        "round to round, so that the machine's noise falls on all alike. "
-        "Medians and 10th–90th percentiles of the steps; */ adam* is the "
-        "ratio of the medians, its spread the 10th–90th percentile of the "
-        "same ratio taken per round. *State*: the bytes of the rank's "
+     << bench_common::modesSection(modeRows(), config, kBaseline)
+     << " *State*: the bytes of the rank's "
         "optimizer state tensors after the last step "
         "(`distalgo::zero::optimizerStateBytes`: Adam's exp_avg and "
         "exp_avg_sq), the largest over the ranks and the mean; *max / adam* "
@@ -165,17 +77,14 @@ void writeMarkdown(std::ostream& md, const ReportConfig& config,
 }  // namespace
 
 int report(const ReportConfig& config) {
-  const std::vector<Cell> cells = readSamples(config.samples);
+  const std::vector<bench_common::ModeCell> cells =
+      bench_common::readModeCells(config.samples, "state");
   const Table t = table(cells);
   std::printf("\nTime per step (ms, slowest rank) and optimizer state:\n%s",
               t.text().c_str());
-  bool any = false;
-  for (const Cell& c : cells) {
-    for (const auto& [mode, m] : c.modes) any = any || !m.rounds.empty();
-  }
   return bench_common::finishReport(
-      "bench_zero", any, config.samples, config.markdown,
-      [&](std::ostream& md) { writeMarkdown(md, config, t); });
+      "bench_zero", bench_common::anySteps(cells), config.samples,
+      config.markdown, [&](std::ostream& md) { writeMarkdown(md, config, t); });
 }
 
 }  // namespace zero_bench

@@ -8,17 +8,11 @@
 //                                                after the last step
 //   failed <cell> <why>                          the cell's run failed
 
-#include <string>
-#include <vector>
-
-#include "bench_common/args.h"
+#include "bench_common/mode_bench.h"
 
 namespace zero_bench {
 
-struct ReportConfig : bench_common::ReportFlags {
-  int warmup = 0, steps = 0, block = 0, rows = 0;
-  double bucket_cap_mb = 0;
-};
+using ReportConfig = bench_common::ModeReportConfig;
 
 // Prints the table and writes the markdown; returns the exit code (1 when
 // the markdown cannot be written or no cell has samples).

@@ -1,0 +1,292 @@
+// PostLocalSGDOptimizer under the post-local SGD hook: equal to its parts
+// (optimizer step, then averager) exactly; with period 1 equal to reference
+// DDP + SGD; with period 4 the ranks' models meet exactly on averaging steps
+// and drift apart between them; a state dict restored mid-training continues
+// the run exactly.
+
+#include "distalgo/optim/post_local_sgd_optimizer.h"
+
+#include <ATen/ATen.h>
+#include <c10/util/Exception.h>
+#include <torch/optim/sgd.h>
+#include <torch/serialize/output-archive.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "averaging_util.h"
+#include "ddp_mlp.h"
+#include "distalgo/averaging/hierarchical_model_averager.h"
+#include "distalgo/averaging/periodic_model_averager.h"
+#include "distalgo/hooks/post_local_sgd.h"
+#include "fixtures/compare.h"
+#include "ranktest/ranktest.h"
+
+namespace averaging_suite {
+namespace {
+
+using distalgo::averaging::HierarchicalModelAverager;
+using distalgo::averaging::ModelAverager;
+using distalgo::averaging::PeriodicModelAverager;
+using distalgo::hooks::postLocalSgdHook;
+using distalgo::hooks::PostLocalSgdOptions;
+using distalgo::hooks::PostLocalSgdState;
+using distalgo::optim::PostLocalSgdOptimizer;
+using Group = c10::intrusive_ptr<c10d::ProcessGroup>;
+
+// PyTorch's parity test uses lr 0.03; momentum gives the optimizer a state
+// that the state dict must carry.
+std::shared_ptr<torch::optim::SGD> makeSgd(
+    const std::vector<at::Tensor>& params) {
+  return std::make_shared<torch::optim::SGD>(
+      params, torch::optim::SGDOptions(0.03).momentum(0.9));
+}
+
+// After start_local_sgd_iter no gradient is reduced, so only the averager
+// keeps the ranks together.
+distalgo::ddp::CommHook localAfter(std::int64_t start, const Group& pg) {
+  return postLocalSgdHook(
+      std::make_shared<PostLocalSgdState>(
+          PostLocalSgdOptions{.start_local_sgd_iter = start,
+                              .post_local_gradient_allreduce = false}),
+      pg);
+}
+
+// Whether every rank of `pg` holds exactly the same `params`.
+bool sameOnAllRanks(const std::vector<at::Tensor>& params, const Group& pg) {
+  std::vector<at::Tensor> flat_params;
+  for (const auto& p : params) flat_params.push_back(p.detach().reshape(-1));
+  const auto flat = at::cat(flat_params);
+  std::vector<std::vector<at::Tensor>> gathered(1);
+  for (int r = 0; r < pg->getSize(); ++r) {
+    gathered[0].push_back(at::empty_like(flat));
+  }
+  std::vector<at::Tensor> input{flat};
+  pg->allgather(gathered, input)->wait();
+  for (const auto& other : gathered[0]) {
+    if (!other.equal(flat)) return false;
+  }
+  return true;
+}
+
+// Collects the warnings issued while alive.
+class CapturedWarnings : public c10::WarningHandler {
+ public:
+  CapturedWarnings() : guard_(this) {}
+  CapturedWarnings(const CapturedWarnings&) = delete;
+  CapturedWarnings& operator=(const CapturedWarnings&) = delete;
+  void process(const c10::SourceLocation&, const std::string& msg,
+               bool) override {
+    messages.push_back(msg);
+  }
+  std::vector<std::string> messages;
+
+ private:
+  c10::Warning::WarningHandlerGuard guard_;
+};
+
+class AveragingPostLocalSgdOptimizer : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2, 4}}; }
+};
+
+// `steps` steps of two equal models, local after `warmup`: one stepped by
+// a PostLocalSgdOptimizer over an averager from make_averager(), the other
+// by SGD followed by another such averager called by hand. Expects the same
+// parameters, bit for bit, and the same averager steps.
+void expectWrapperEqualsParts(
+    const Group& pg, int rank, int steps, int warmup,
+    const std::function<std::shared_ptr<ModelAverager>()>& make_averager) {
+  DdpMlp wrapped_model(pg, rank, localAfter(warmup, pg));
+  PostLocalSgdOptimizer wrapped(makeSgd(wrapped_model.parameters()),
+                                make_averager());
+  DdpMlp manual_model(pg, rank, localAfter(warmup, pg));
+  auto sgd = makeSgd(manual_model.parameters());
+  const auto averager = make_averager();
+  for (int step = 0; step < steps; ++step) {
+    wrapped_model.backward(step);
+    wrapped.step();
+    manual_model.backward(step);
+    sgd->step();
+    averager->averageParameters(sgd->param_groups());
+  }
+  expectEqualParameters(wrapped_model.parameterValues(),
+                        manual_model.parameterValues());
+  EXPECT_EQ(wrapped.averager().step(), steps);
+  EXPECT_EQ(averager->step(), steps);
+}
+
+// PyTorch's test_post_localSGD_optimizer_parity: the wrapper is exactly the
+// optimizer step followed by the averager (period 4, warm-up 10, 20 steps).
+RANKTEST_F(AveragingPostLocalSgdOptimizer, EqualsOptimizerThenAveragerExactly) {
+  constexpr int kWarmup = 10;
+  expectWrapperEqualsParts(pg(), rank(), /*steps=*/20, kWarmup, [&] {
+    return std::make_shared<PeriodicModelAverager>(pg(), /*period=*/4, kWarmup);
+  });
+}
+
+// PyTorch's ..._with_hierarchical_sgd: pairs every 2 steps, all 4 ranks
+// every 4, after a warm-up of 4.
+RANKTEST_F(AveragingPostLocalSgdOptimizer,
+           HierarchicalEqualsOptimizerThenAveragerExactly,
+           ranktest::worldSizes({4})) {
+  constexpr int kWarmup = 4;
+  expectWrapperEqualsParts(pg(), rank(), /*steps=*/12, kWarmup, [&] {
+    return std::make_shared<HierarchicalModelAverager>(
+        store(), pg(), std::map<int, int>{{2, 2}, {4, 4}}, kWarmup);
+  });
+}
+
+// With period 1 the models are averaged every step: for SGD with momentum,
+// which is linear in the gradients, that is DDP's step up to rounding (the
+// mean is taken of parameters and momenta instead of gradients).
+RANKTEST_F(AveragingPostLocalSgdOptimizer, PeriodOneEqualsReferenceDdp) {
+  constexpr int kSteps = 10, kStart = 3;
+  DdpMlp local_model(pg(), rank(), localAfter(kStart, pg()));
+  PostLocalSgdOptimizer local(
+      makeSgd(local_model.parameters()),
+      std::make_shared<PeriodicModelAverager>(pg(), /*period=*/1, kStart));
+  DdpMlp reference_model(pg(), rank());
+  auto reference = makeSgd(reference_model.parameters());
+  for (int step = 0; step < kSteps; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    local_model.backward(step);
+    local.step();
+    reference_model.backward(step);
+    reference->step();
+    if (step < kStart) {
+      // The same computation as DDP until local SGD starts.
+      expectEqualParameters(local_model.parameterValues(),
+                            reference_model.parameterValues());
+    } else {
+      fixtures::expectSameTensors(local_model.parameterValues(),
+                                  reference_model.parameterValues(),
+                                  /*tolerance=*/1e-6);
+    }
+  }
+}
+
+RANKTEST_F(AveragingPostLocalSgdOptimizer,
+           PeriodFourMeetsOnAveragingStepsAndDriftsBetween) {
+  constexpr int kSteps = 12, kStart = 2, kPeriod = 4;
+  DdpMlp model(pg(), rank(), localAfter(kStart, pg()));
+  PostLocalSgdOptimizer optimizer(
+      makeSgd(model.parameters()),
+      std::make_shared<PeriodicModelAverager>(pg(), kPeriod, kStart));
+  for (int step = 0; step < kSteps; ++step) {
+    model.backward(step);
+    optimizer.step();
+    // Global gradients before the start; then averaged at 2, 6, 10 only.
+    const bool together = step < kStart || (step - kStart) % kPeriod == 0;
+    EXPECT_EQ(sameOnAllRanks(model.parameters(), pg()), together)
+        << "step " << step;
+  }
+}
+
+// A run from step `first_step` with a period-3 averager (warm-up 2) and a
+// hook that goes local after 2 steps; a run resumed later is past them.
+struct LocalRun {
+  LocalRun(const Group& pg, int rank, int first_step)
+      : model(pg, rank, localAfter(first_step == 0 ? 2 : 0, pg)),
+        optimizer(makeSgd(model.parameters()),
+                  std::make_shared<PeriodicModelAverager>(pg, 3, 2)),
+        next_step(first_step) {}
+  void train(int steps) {
+    for (int i = 0; i < steps; ++i) {
+      model.backward(next_step++);
+      optimizer.step();
+    }
+  }
+  DdpMlp model;
+  PostLocalSgdOptimizer optimizer;
+  int next_step;
+};
+
+RANKTEST_F(AveragingPostLocalSgdOptimizer,
+           StateDictRoundTripContinuesIdentically) {
+  constexpr int kBefore = 4, kAfter = 6;
+  LocalRun straight(pg(), rank(), 0);
+  straight.train(kBefore + kAfter);
+
+  LocalRun first(pg(), rank(), 0);
+  first.train(kBefore);
+  const std::string saved = first.optimizer.stateDict();
+  const auto saved_params = first.model.parameterValues();
+
+  // Past the hook's start: the resumed hook is local from its first step.
+  LocalRun resumed(pg(), rank(), kBefore);
+  {
+    at::NoGradGuard no_grad;
+    const auto params = resumed.model.parameters();
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      params[i].copy_(saved_params[i]);
+    }
+  }
+  resumed.optimizer.loadStateDict(saved);
+  EXPECT_EQ(resumed.optimizer.averager().step(), kBefore);
+  resumed.train(kAfter);
+  expectEqualParameters(resumed.model.parameterValues(),
+                        straight.model.parameterValues());
+}
+
+RANKTEST_F(AveragingPostLocalSgdOptimizer,
+           PlainOptimizerArchiveResetsStepWithWarning,
+           ranktest::worldSizes({2})) {
+  DdpMlp model(pg(), rank());
+  auto sgd = makeSgd(model.parameters());
+  PeriodicModelAverager averager(pg(), 2);
+  averager.setStep(7);
+  PostLocalSgdOptimizer optimizer(*sgd, averager);
+  torch::serialize::OutputArchive archive;
+  sgd->save(archive);
+  std::ostringstream bytes;
+  archive.save_to(bytes);
+
+  CapturedWarnings warnings;
+  optimizer.loadStateDict(bytes.str());
+  EXPECT_EQ(averager.step(), 0);
+  ASSERT_EQ(warnings.messages.size(), 1u);
+  EXPECT_THAT(warnings.messages[0],
+              testing::HasSubstr("does not contain a step counter"));
+}
+
+RANKTEST_F(AveragingPostLocalSgdOptimizer, RefusesMissingPartsAndBadBytes,
+           ranktest::worldSizes({2})) {
+  DdpMlp model(pg(), rank());
+  auto averager = std::make_shared<PeriodicModelAverager>(pg(), 2);
+  expectInvalidArgument(
+      [&] { PostLocalSgdOptimizer(nullptr, averager); },
+      "distalgo::optim::PostLocalSgdOptimizer: expected an optimizer, got "
+      "nullptr");
+  expectInvalidArgument(
+      [&] { PostLocalSgdOptimizer(makeSgd(model.parameters()), nullptr); },
+      "distalgo::optim::PostLocalSgdOptimizer: expected an averager, got "
+      "nullptr");
+  PostLocalSgdOptimizer optimizer(makeSgd(model.parameters()), averager);
+  expectInvalidArgument([&] { optimizer.loadStateDict("not an archive"); },
+                        "expected an optimizer archive");
+}
+
+RANKTEST_F(AveragingPostLocalSgdOptimizer, ZeroGradAndParamGroupsPassThrough,
+           ranktest::worldSizes({2})) {
+  DdpMlp model(pg(), rank());
+  auto sgd = makeSgd(model.parameters());
+  PostLocalSgdOptimizer optimizer(
+      sgd, std::make_shared<PeriodicModelAverager>(pg(), 2));
+  EXPECT_EQ(&optimizer.paramGroups(), &sgd->param_groups());
+  model.backward(0);
+  optimizer.zeroGrad();
+  for (const auto& p : model.parameters()) {
+    EXPECT_TRUE(!p.grad().defined() || p.grad().eq(0).all().item<bool>());
+  }
+  auto extra = at::zeros({2}).requires_grad_();
+  optimizer.addParamGroup(torch::optim::OptimizerParamGroup({extra}));
+  EXPECT_EQ(sgd->param_groups().size(), 2u);
+}
+
+}  // namespace
+}  // namespace averaging_suite
