@@ -1,0 +1,160 @@
+#include "distalgo/checkpoint/checkpoint.h"
+
+#include <ATen/Context.h>
+#include <ATen/core/ivalue.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/custom_function.h>
+#include <torch/csrc/autograd/grad_mode.h>
+
+#include <unordered_set>
+#include <utility>
+
+#include "distalgo/checkpoint/internal/rng_state.h"
+#include "distalgo/checkpoint/internal/saved_inputs.h"
+
+namespace distalgo::checkpoint {
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// What backward needs besides the saved tensors; rides in the context as a
+// capsule because saved_data holds IValues only.
+struct State : torch::CustomClassHolder {
+  Recompute run;
+  CheckpointOptions options;
+  std::size_t num_inputs = 0;
+  std::vector<c10::Device> devices;  // each input's
+  std::vector<bool> requires_grad;   // each input's
+  internal::RngState rng;
+};
+
+const char kState[] = "distalgo_checkpoint_state";
+
+at::Tensor offloaded(const at::Tensor& t) {
+  if (t.device().is_cpu()) return t;
+  at::Tensor cpu = t.detach().to(at::kCPU);
+  return at::globalContext().hasCUDA() ? cpu.pin_memory() : cpu;
+}
+
+c10::intrusive_ptr<State> stateOf(AutogradContext* ctx) {
+  return c10::static_intrusive_pointer_cast<State>(
+      ctx->saved_data.at(kState).toCapsule());
+}
+
+// The tensors are the inputs followed by the parameters; the last slot of
+// the node's inputs is the state (not a tensor).
+struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
+  static variable_list forward(AutogradContext* ctx, at::TensorList tensors,
+                               c10::intrusive_ptr<State> state) {
+    std::vector<at::Tensor> inputs(tensors.begin(),
+                                   tensors.begin() + state->num_inputs);
+    std::vector<at::Tensor> kept;
+    for (const at::Tensor& input : inputs) {
+      state->devices.push_back(input.device());
+      state->requires_grad.push_back(input.requires_grad());
+      kept.push_back(state->options.offload_to_cpu ? offloaded(input) : input);
+    }
+    kept.insert(kept.end(), tensors.begin() + state->num_inputs, tensors.end());
+    ctx->save_for_backward(kept);
+    if (state->options.preserve_rng_state) {
+      state->rng = internal::RngState::capture(state->devices);
+    }
+    variable_list outputs = state->run(inputs);
+    ctx->saved_data[kState] = at::IValue::make_capsule(state);
+    return outputs;
+  }
+
+  static variable_list backward(AutogradContext* ctx,
+                                variable_list grad_outputs) {
+    const c10::intrusive_ptr<State> state = stateOf(ctx);
+    const variable_list saved = ctx->get_saved_variables();
+    const std::size_t n = state->num_inputs;
+    std::vector<at::Tensor> inputs;
+    for (std::size_t i = 0; i < n; ++i) {
+      at::Tensor input = saved[i].to(state->devices[i]).detach();
+      inputs.push_back(input.requires_grad_(state->requires_grad[i]));
+    }
+    variable_list outputs;
+    {
+      c10::optional<internal::ReplayedRng> replay;
+      if (state->options.preserve_rng_state) {
+        replay.emplace(state->rng, state->devices);
+      }
+      at::AutoGradMode enable_grad(true);
+      outputs = state->run(inputs);
+    }
+    // Differentiate with respect to what requires grad; slot i of the result
+    // belongs to tensor i of forward's `tensors`.
+    variable_list targets;
+    std::vector<std::size_t> slots;
+    for (std::size_t i = 0; i < saved.size(); ++i) {
+      const at::Tensor& target = i < n ? inputs[i] : saved[i];
+      if (!target.requires_grad()) continue;
+      targets.push_back(target);
+      slots.push_back(i);
+    }
+    variable_list roots, root_grads;
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      if (!outputs[k].requires_grad() || !grad_outputs[k].defined()) continue;
+      roots.push_back(outputs[k]);
+      root_grads.push_back(grad_outputs[k]);
+    }
+    variable_list result(saved.size() + 1);
+    if (roots.empty() || targets.empty()) return result;
+    const variable_list grads = torch::autograd::grad(
+        roots, targets, root_grads, /*retain_graph=*/false,
+        /*create_graph=*/false, /*allow_unused=*/true);
+    for (std::size_t k = 0; k < grads.size(); ++k) result[slots[k]] = grads[k];
+    return result;
+  }
+};
+
+// The parameters that need gradients, each once (a shared parameter listed
+// twice would get its gradient twice).
+std::vector<at::Tensor> trainable(const std::vector<at::Tensor>& parameters) {
+  std::vector<at::Tensor> out;
+  std::unordered_set<const c10::TensorImpl*> seen;
+  for (const at::Tensor& p : parameters) {
+    if (p.defined() && p.requires_grad() &&
+        seen.insert(p.unsafeGetTensorImpl()).second) {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<at::Tensor> checkpoint(Recompute run,
+                                   const std::vector<at::Tensor>& inputs,
+                                   const std::vector<at::Tensor>& parameters,
+                                   const CheckpointOptions& options) {
+  if (!at::GradMode::is_enabled()) return run(inputs);
+  auto state = c10::make_intrusive<State>();
+  state->run = std::move(run);
+  state->options = options;
+  state->num_inputs = inputs.size();
+  std::vector<at::Tensor> tensors = inputs;
+  for (at::Tensor& p : trainable(parameters)) tensors.push_back(std::move(p));
+  return CheckpointFunction::apply(at::TensorList(tensors), std::move(state));
+}
+
+namespace internal {
+
+std::vector<at::Tensor> savedInputs(const at::Tensor& output) {
+  using Node = torch::autograd::CppNode<CheckpointFunction>;
+  auto* node = dynamic_cast<Node*>(output.grad_fn().get());
+  if (node == nullptr || !node->ctx_.saved_data.count(kState)) return {};
+  const std::size_t n = stateOf(&node->ctx_)->num_inputs;
+  variable_list saved;
+  try {
+    saved = node->ctx_.get_saved_variables();
+  } catch (const c10::Error&) {
+    return {};  // released by a backward
+  }
+  return {saved.begin(), saved.begin() + n};
+}
+
+}  // namespace internal
+}  // namespace distalgo::checkpoint
