@@ -1,5 +1,7 @@
 #include "bench_common/summary.h"
 
+#include <fstream>
+
 #include "bench_common/stats.h"
 #include "bench_common/table.h"
 
@@ -14,6 +16,14 @@ std::vector<std::string> splitTabs(const std::string& line) {
     if (tab == std::string::npos) return out;
     start = tab + 1;
   }
+}
+
+void forEachSampleLine(
+    const std::string& path,
+    const std::function<void(const std::vector<std::string>&)>& line) {
+  std::ifstream in(path);
+  std::string text;
+  while (std::getline(in, text)) line(splitTabs(text));
 }
 
 std::optional<double> medianMs(const std::vector<double>& us) {
@@ -32,6 +42,25 @@ std::string ratioSpread(const std::vector<double>& ratios) {
   if (ratios.empty()) return "–";
   const Stats s = stats(ratios);
   return ratio(s.p10, 1.0) + "–" + ratio(s.p90, 1.0);
+}
+
+std::vector<double> allSamples(const Rounds& rounds) {
+  std::vector<double> out;
+  for (const auto& [round, us] : rounds)
+    out.insert(out.end(), us.begin(), us.end());
+  return out;
+}
+
+std::vector<double> roundRatios(const Rounds& mode, const Rounds& base) {
+  std::vector<double> out;
+  for (const auto& [round, us] : mode) {
+    const auto b = base.find(round);
+    if (b == base.end()) continue;
+    const auto x = median(us);
+    const auto y = median(b->second);
+    if (x && y && *y > 0) out.push_back(*x / *y);
+  }
+  return out;
 }
 
 }  // namespace bench_common

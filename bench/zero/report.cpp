@@ -70,27 +70,6 @@ std::vector<Cell> readSamples(const std::string& path) {
   return cells;
 }
 
-std::vector<double> all(const ModeSamples& m) {
-  std::vector<double> out;
-  for (const auto& [round, us] : m.rounds) {
-    out.insert(out.end(), us.begin(), us.end());
-  }
-  return out;
-}
-
-// The ratio of the mode's median to the baseline's within each round.
-std::vector<double> roundRatios(const ModeSamples& m, const ModeSamples& base) {
-  std::vector<double> out;
-  for (const auto& [round, us] : m.rounds) {
-    const auto b = base.rounds.find(round);
-    if (b == base.rounds.end()) continue;
-    const auto x = bench_common::median(us);
-    const auto y = bench_common::median(b->second);
-    if (x && y && *y > 0) out.push_back(*x / *y);
-  }
-  return out;
-}
-
 std::optional<double> maxBytes(const ModeSamples& m) {
   if (m.bytes.empty()) return std::nullopt;
   return static_cast<double>(*std::max_element(m.bytes.begin(), m.bytes.end()));
@@ -124,16 +103,18 @@ Table table(const std::vector<Cell>& cells) {
         base_it == c.modes.end() ? nullptr : &base_it->second;
     for (const std::string& mode : c.order) {
       const ModeSamples& m = c.modes.at(mode);
-      const std::vector<double> us = all(m);
+      const std::vector<double> us = bench_common::allSamples(m.rounds);
       std::optional<double> base_ms, base_bytes;
       if (base) {
-        base_ms = medianMs(all(*base));
+        base_ms = medianMs(bench_common::allSamples(base->rounds));
         base_bytes = maxBytes(*base);
       }
       t.add({c.model, ranks, mode, bench_common::ms(medianMs(us)),
              bench_common::spreadMs(us),
              bench_common::ratio(medianMs(us), base_ms),
-             base ? bench_common::ratioSpread(roundRatios(m, *base)) : "–",
+             base ? bench_common::ratioSpread(
+                        bench_common::roundRatios(m.rounds, base->rounds))
+                  : "–",
              mib(maxBytes(m)), mib(meanBytes(m)),
              bench_common::ratio(maxBytes(m), base_bytes),
              bench_common::ratio(1.0, c.world_size)});

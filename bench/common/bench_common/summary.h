@@ -3,6 +3,8 @@
 // Step times in microseconds, summarised for a report's cells in
 // milliseconds; and the tab-separated lines of the samples files.
 
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,5 +20,17 @@ std::optional<double> medianMs(const std::vector<double>& us);
 std::string spreadMs(const std::vector<double>& us);
 // "0.90–1.50": the 10th–90th percentile of ratios; "–" for none.
 std::string ratioSpread(const std::vector<double>& ratios);
+
+// Calls `line` with the fields of each line of the samples file `path`.
+void forEachSampleLine(
+    const std::string& path,
+    const std::function<void(const std::vector<std::string>&)>& line);
+
+// A mode's step times in microseconds, by the round they ran in.
+using Rounds = std::map<int, std::vector<double>>;
+// Every round's times, in round order.
+std::vector<double> allSamples(const Rounds& rounds);
+// The ratio of the medians of `mode` and `base` within each round both ran.
+std::vector<double> roundRatios(const Rounds& mode, const Rounds& base);
 
 }  // namespace bench_common
