@@ -135,6 +135,18 @@ TEST(CheckpointWrapper, SeveralTensorsAndANumberEqualThePlainModule) {
   expectSamePass(actual, expected);
 }
 
+TEST(CheckpointWrapper, CallWithAnotherArgumentTypeThrowsBeforeRunning) {
+  CheckpointWrapper wrapper(Mix{});
+  try {
+    wrapper->call(input(2), input(3), 1);  // int, not double
+    ADD_FAILURE() << "expected c10::Error";
+  } catch (const c10::Error& error) {
+    EXPECT_NE(error.msg().find("Expected argument #2 to be of type double"),
+              std::string::npos)
+        << error.msg();
+  }
+}
+
 TEST(CheckpointWrapper, InputWithoutGradStillGivesParameterGradients) {
   auto block = makeBlock(1);
   const at::Tensor x = input(2).detach();
