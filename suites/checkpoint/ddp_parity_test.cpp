@@ -62,5 +62,17 @@ RANKTEST_F(CheckpointDdp, WrappedModelTrainsAsThePlainModelWithSmallBuckets) {
   fixtures::expectSameTensors(train(true, options), train(false, options), 0);
 }
 
+RANKTEST_F(CheckpointDdp, WrappedModelTrainsAsThePlainModelFindingUnused) {
+  // The reducer's graph walk from the outputs finds the parameters as
+  // inputs of the checkpoint nodes.
+  const distalgo::ddp::DdpOptions options{.find_unused_parameters = true};
+  fixtures::expectSameTensors(train(true, options), train(false, options), 0);
+}
+
+RANKTEST_F(CheckpointDdp, WrappedModelTrainsAsThePlainModelWithStaticGraph) {
+  const distalgo::ddp::DdpOptions options{.static_graph = true};
+  fixtures::expectSameTensors(train(true, options), train(false, options), 0);
+}
+
 }  // namespace
 }  // namespace checkpoint_suite

@@ -20,6 +20,7 @@
 //   auto z = mix->call(a, b, 0.5);               // any forward signature
 
 #include <ATen/core/Tensor.h>
+#include <c10/util/Optional.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/any.h>
 #include <torch/nn/modules/container/sequential.h>
@@ -43,6 +44,14 @@ namespace internal {
 // are kept as they are.
 template <typename T>
 std::decay_t<T> takeTensor(T&& arg, std::vector<at::Tensor>& tensors) {
+  // Tensors inside other arguments would be replayed as constants and get
+  // no gradient: refuse them rather than lose gradients silently.
+  static_assert(
+      !std::is_same_v<std::decay_t<T>, std::vector<at::Tensor>> &&
+          !std::is_same_v<std::decay_t<T>, c10::optional<at::Tensor>> &&
+          !std::is_same_v<std::decay_t<T>, at::TensorList>,
+      "CheckpointWrapper::call checkpoints at::Tensor arguments only; pass "
+      "each tensor as an argument of its own");
   if constexpr (std::is_same_v<std::decay_t<T>, at::Tensor>) {
     tensors.push_back(arg);
     return at::Tensor();
@@ -99,8 +108,10 @@ class CheckpointWrapperImpl : public torch::nn::Module {
   at::Tensor forward(const at::Tensor& input);
 
   // The wrapped forward for any arguments, of the exact types the wrapped
-  // forward declares (AnyModule checks them): tensors are checkpointed, the
-  // others are copied and passed again to the recomputation.
+  // forward declares (AnyModule checks them), returning one tensor: the
+  // at::Tensor arguments are checkpointed, the others are copied and passed
+  // again to the recomputation (tensor lists and optional tensors are
+  // refused at compile time: they would get no gradient).
   template <typename... Args>
   at::Tensor call(Args&&... args) {
     std::vector<at::Tensor> inputs;
