@@ -19,13 +19,16 @@ using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 // What backward needs besides the saved tensors; rides in the context as a
-// capsule because saved_data holds IValues only.
+// capsule because saved_data holds IValues only. Undefined inputs (absent
+// optional tensors) cannot enter an autograd node: the node's tensors are
+// the defined inputs, then the parameters.
 struct State : torch::CustomClassHolder {
   Recompute run;
   CheckpointOptions options;
-  std::size_t num_inputs = 0;
-  std::vector<c10::Device> devices;  // each input's
-  std::vector<bool> requires_grad;   // each input's
+  std::size_t num_inputs = 0;          // run's, defined or not
+  std::vector<std::size_t> positions;  // each defined input's, in run's
+  std::vector<c10::Device> devices;    // each defined input's
+  std::vector<bool> requires_grad;     // each defined input's
   internal::RngState rng;
 };
 
@@ -42,20 +45,21 @@ c10::intrusive_ptr<State> stateOf(AutogradContext* ctx) {
       ctx->saved_data.at(kState).toCapsule());
 }
 
-// The tensors are the inputs followed by the parameters; the last slot of
-// the node's inputs is the state (not a tensor).
+// The node's inputs: its tensors (State), then the state (not a tensor).
 struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
   static variable_list forward(AutogradContext* ctx, at::TensorList tensors,
                                c10::intrusive_ptr<State> state) {
-    std::vector<at::Tensor> inputs(tensors.begin(),
-                                   tensors.begin() + state->num_inputs);
+    const std::size_t k = state->positions.size();
+    std::vector<at::Tensor> inputs(state->num_inputs);
     std::vector<at::Tensor> kept;
-    for (const at::Tensor& input : inputs) {
+    for (std::size_t j = 0; j < k; ++j) {
+      const at::Tensor& input = tensors[j];
+      inputs[state->positions[j]] = input;
       state->devices.push_back(input.device());
       state->requires_grad.push_back(input.requires_grad());
       kept.push_back(state->options.offload_to_cpu ? offloaded(input) : input);
     }
-    kept.insert(kept.end(), tensors.begin() + state->num_inputs, tensors.end());
+    kept.insert(kept.end(), tensors.begin() + k, tensors.end());
     ctx->save_for_backward(kept);
     if (state->options.preserve_rng_state) {
       state->rng = internal::RngState::capture(state->devices);
@@ -69,11 +73,12 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
                                 variable_list grad_outputs) {
     const c10::intrusive_ptr<State> state = stateOf(ctx);
     const variable_list saved = ctx->get_saved_variables();
-    const std::size_t n = state->num_inputs;
-    std::vector<at::Tensor> inputs;
-    for (std::size_t i = 0; i < n; ++i) {
-      at::Tensor input = saved[i].to(state->devices[i]).detach();
-      inputs.push_back(input.requires_grad_(state->requires_grad[i]));
+    const std::size_t k = state->positions.size();
+    std::vector<at::Tensor> inputs(state->num_inputs);
+    for (std::size_t j = 0; j < k; ++j) {
+      at::Tensor input = saved[j].to(state->devices[j]).detach();
+      inputs[state->positions[j]] =
+          input.requires_grad_(state->requires_grad[j]);
     }
     variable_list outputs;
     {
@@ -89,7 +94,7 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
     variable_list targets;
     std::vector<std::size_t> slots;
     for (std::size_t i = 0; i < saved.size(); ++i) {
-      const at::Tensor& target = i < n ? inputs[i] : saved[i];
+      const at::Tensor& target = i < k ? inputs[state->positions[i]] : saved[i];
       if (!target.requires_grad()) continue;
       targets.push_back(target);
       slots.push_back(i);
@@ -135,7 +140,12 @@ std::vector<at::Tensor> checkpoint(Recompute run,
   state->run = std::move(run);
   state->options = options;
   state->num_inputs = inputs.size();
-  std::vector<at::Tensor> tensors = inputs;
+  std::vector<at::Tensor> tensors;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined()) continue;
+    tensors.push_back(inputs[i]);
+    state->positions.push_back(i);
+  }
   for (at::Tensor& p : trainable(parameters)) tensors.push_back(std::move(p));
   return CheckpointFunction::apply(at::TensorList(tensors), std::move(state));
 }
@@ -146,7 +156,7 @@ std::vector<at::Tensor> savedInputs(const at::Tensor& output) {
   using Node = torch::autograd::CppNode<CheckpointFunction>;
   auto* node = dynamic_cast<Node*>(output.grad_fn().get());
   if (node == nullptr || !node->ctx_.saved_data.count(kState)) return {};
-  const std::size_t n = stateOf(&node->ctx_)->num_inputs;
+  const std::size_t n = stateOf(&node->ctx_)->positions.size();
   variable_list saved;
   try {
     saved = node->ctx_.get_saved_variables();

@@ -39,7 +39,7 @@
 namespace distalgo::checkpoint {
 namespace internal {
 
-// Moves a tensor argument into `tensors` and leaves an empty slot behind, so
+// Takes a tensor argument into `tensors` and leaves an empty slot behind, so
 // that the recomputation's closure keeps no tensor alive; other arguments
 // are kept as they are.
 template <typename T>

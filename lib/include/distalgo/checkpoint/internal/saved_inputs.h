@@ -8,8 +8,8 @@
 
 namespace distalgo::checkpoint::internal {
 
-// The inputs that the checkpoint which produced `output` keeps for its
-// backward (on the CPU under offload_to_cpu); empty when `output` does not
+// The defined inputs that the checkpoint which produced `output` keeps for
+// its backward (on the CPU under offload_to_cpu); empty when `output` does not
 // come from a checkpoint or its backward already ran.
 std::vector<at::Tensor> savedInputs(const at::Tensor& output);
 
