@@ -14,8 +14,8 @@ inline constexpr const char* kModes[] = {"plain", "checkpoint",
 
 struct CellSpec {
   int depth = 8;    // MLP blocks
-  int width = 256;  // block width; the hidden layer is 4 times wider
-  int rows = 64;    // batch rows
+  int width = 128;  // block width; the hidden layer is 4 times wider
+  int rows = 128;   // batch rows
   int warmup = 3;   // untimed steps first, per mode
   // `steps` timed steps per mode, in blocks of `block` steps; each round
   // runs one block of every mode, the order rotating by round.

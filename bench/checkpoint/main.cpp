@@ -4,8 +4,8 @@
 // Usually run through bench/run_checkpoint, which runs every depth and
 // writes bench/results/checkpoint.md.
 //
-//   bench_checkpoint --bench_depth=D --bench_out=FILE [--bench_width=256]
-//       [--bench_rows=64] [--bench_warmup=3] [--bench_steps=60]
+//   bench_checkpoint --bench_depth=D --bench_out=FILE [--bench_width=128]
+//       [--bench_rows=128] [--bench_warmup=3] [--bench_steps=60]
 //       [--bench_block=5]
 //       one cell: appends its lines to FILE (report.h)
 //   bench_checkpoint --bench_report=FILE [--bench_markdown=FILE]
