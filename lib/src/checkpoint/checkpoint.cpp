@@ -45,6 +45,28 @@ c10::intrusive_ptr<State> stateOf(AutogradContext* ctx) {
       ctx->saved_data.at(kState).toCapsule());
 }
 
+// run()'s inputs again from the saved tensors: on their devices, as fresh
+// leaves that require grad where the originals did.
+std::vector<at::Tensor> restoredInputs(const State& state,
+                                       const variable_list& saved) {
+  std::vector<at::Tensor> inputs(state.num_inputs);
+  for (std::size_t j = 0; j < state.positions.size(); ++j) {
+    at::Tensor input = saved[j].to(state.devices[j]).detach();
+    inputs[state.positions[j]] = input.requires_grad_(state.requires_grad[j]);
+  }
+  return inputs;
+}
+
+// run() again with grad on, from the forward's random state.
+variable_list recompute(const State& state,
+                        const std::vector<at::Tensor>& inputs) {
+  c10::optional<internal::ReplayedRng> replay;
+  if (state.options.preserve_rng_state)
+    replay.emplace(state.rng, state.devices);
+  at::AutoGradMode enable_grad(true);
+  return state.run(inputs);
+}
+
 // The node's inputs: its tensors (State), then the state (not a tensor).
 struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
   static variable_list forward(AutogradContext* ctx, at::TensorList tensors,
@@ -74,21 +96,8 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
     const c10::intrusive_ptr<State> state = stateOf(ctx);
     const variable_list saved = ctx->get_saved_variables();
     const std::size_t k = state->positions.size();
-    std::vector<at::Tensor> inputs(state->num_inputs);
-    for (std::size_t j = 0; j < k; ++j) {
-      at::Tensor input = saved[j].to(state->devices[j]).detach();
-      inputs[state->positions[j]] =
-          input.requires_grad_(state->requires_grad[j]);
-    }
-    variable_list outputs;
-    {
-      c10::optional<internal::ReplayedRng> replay;
-      if (state->options.preserve_rng_state) {
-        replay.emplace(state->rng, state->devices);
-      }
-      at::AutoGradMode enable_grad(true);
-      outputs = state->run(inputs);
-    }
+    const std::vector<at::Tensor> inputs = restoredInputs(*state, saved);
+    const variable_list outputs = recompute(*state, inputs);
     // Differentiate with respect to what requires grad; slot i of the result
     // belongs to tensor i of forward's `tensors`.
     variable_list targets;
@@ -100,17 +109,17 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
       slots.push_back(i);
     }
     variable_list roots, root_grads;
-    for (std::size_t k = 0; k < outputs.size(); ++k) {
-      if (!outputs[k].requires_grad() || !grad_outputs[k].defined()) continue;
-      roots.push_back(outputs[k]);
-      root_grads.push_back(grad_outputs[k]);
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      if (!outputs[o].requires_grad() || !grad_outputs[o].defined()) continue;
+      roots.push_back(outputs[o]);
+      root_grads.push_back(grad_outputs[o]);
     }
     variable_list result(saved.size() + 1);
     if (roots.empty() || targets.empty()) return result;
     const variable_list grads = torch::autograd::grad(
         roots, targets, root_grads, /*retain_graph=*/false,
         /*create_graph=*/false, /*allow_unused=*/true);
-    for (std::size_t k = 0; k < grads.size(); ++k) result[slots[k]] = grads[k];
+    for (std::size_t t = 0; t < grads.size(); ++t) result[slots[t]] = grads[t];
     return result;
   }
 };
