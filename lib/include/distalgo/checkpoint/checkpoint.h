@@ -5,12 +5,15 @@
 // activations, keeps only its inputs, and recomputes it during backward.
 //
 // Only the reentrant implementation exists. PyTorch's NO_REENTRANT (and its
-// save_on_cpu offload) rely on saved-tensor default hooks; in libtorch 1.13
+// save_on_cpu offload) rely on saved-tensor default hooks. In libtorch 1.13
 // their thread-local stack (ATen/SavedTensorHooks.h) holds PyObject pairs,
-// and the one C++ entry point, Engine::get_default_saved_variable_hooks, is
-// reachable only by replacing the process-wide autograd engine through
-// set_default_engine_stub, which is what the Python bindings do. So offload
-// here keeps the *inputs* on the CPU and recomputes (FairScale's scheme).
+// and SavedVariable::get_default_hooks() asks
+// Engine::get_default_engine().get_default_saved_variable_hooks(), which the
+// C++ engine answers with null; only an engine subclass installed for the
+// whole process with set_default_engine_stub (as the Python bindings install
+// theirs) could answer, and a library cannot take over the process's
+// autograd engine. So offload here keeps the *inputs* on the CPU and
+// recomputes (FairScale's scheme).
 //
 // Unlike PyTorch's reentrant checkpoint, the parameters are inputs of the
 // autograd node: their gradients leave the node as its outputs and reach
