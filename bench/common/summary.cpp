@@ -26,6 +26,26 @@ void forEachSampleLine(
   while (std::getline(in, text)) line(splitTabs(text));
 }
 
+std::vector<double> allSamples(const Rounds& rounds) {
+  std::vector<double> out;
+  for (const auto& [round, samples] : rounds) {
+    out.insert(out.end(), samples.begin(), samples.end());
+  }
+  return out;
+}
+
+std::vector<double> roundRatios(const Rounds& mode, const Rounds& base) {
+  std::vector<double> out;
+  for (const auto& [round, samples] : mode) {
+    const auto b = base.find(round);
+    if (b == base.end()) continue;
+    const auto x = median(samples);
+    const auto y = median(b->second);
+    if (x && y && *y > 0) out.push_back(*x / *y);
+  }
+  return out;
+}
+
 std::optional<double> medianMs(const std::vector<double>& us) {
   const auto m = median(us);
   if (!m) return std::nullopt;
@@ -42,25 +62,6 @@ std::string ratioSpread(const std::vector<double>& ratios) {
   if (ratios.empty()) return "–";
   const Stats s = stats(ratios);
   return ratio(s.p10, 1.0) + "–" + ratio(s.p90, 1.0);
-}
-
-std::vector<double> allSamples(const Rounds& rounds) {
-  std::vector<double> out;
-  for (const auto& [round, us] : rounds)
-    out.insert(out.end(), us.begin(), us.end());
-  return out;
-}
-
-std::vector<double> roundRatios(const Rounds& mode, const Rounds& base) {
-  std::vector<double> out;
-  for (const auto& [round, us] : mode) {
-    const auto b = base.find(round);
-    if (b == base.end()) continue;
-    const auto x = median(us);
-    const auto y = median(b->second);
-    if (x && y && *y > 0) out.push_back(*x / *y);
-  }
-  return out;
 }
 
 }  // namespace bench_common

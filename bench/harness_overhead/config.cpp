@@ -5,26 +5,13 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "bench_common/args.h"
 #include "harness_overhead/fixtures.h"
 
 namespace harness_overhead {
-namespace {
-
-std::vector<std::string> splitCommas(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
-}  // namespace
-
 std::vector<int> parseInts(const std::string& text) {
   std::vector<int> out;
-  for (const std::string& item : splitCommas(text)) {
+  for (const std::string& item : bench_common::splitCommas(text)) {
     out.push_back(std::stoi(item));
   }
   return out;
@@ -52,7 +39,7 @@ Config parseConfig(int argc, char** argv) {
       config.bare_spawn_world_sizes = parseInts(value);
     } else if (key == "modes") {
       config.modes.clear();
-      for (const std::string& name : splitCommas(value)) {
+      for (const std::string& name : bench_common::splitCommas(value)) {
         config.modes.push_back(parseMode(name));
       }
     } else if (key == "pytorch") {

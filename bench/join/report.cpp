@@ -21,8 +21,10 @@
 namespace join_bench {
 namespace {
 
+using bench_common::allSamples;
 using bench_common::medianMs;
 using bench_common::ratioSpread;
+using bench_common::roundRatios;
 using bench_common::splitTabs;
 using bench_common::spreadMs;
 using bench_common::Table;
@@ -90,27 +92,6 @@ std::string difference(const std::optional<double>& a,
   return text;
 }
 
-std::vector<double> all(const std::map<int, std::vector<double>>& rounds) {
-  std::vector<double> out;
-  for (const auto& [round, us] : rounds) {
-    out.insert(out.end(), us.begin(), us.end());
-  }
-  return out;
-}
-
-// The ratio of the modes' medians within each round, both ran.
-std::vector<double> roundRatios(const Cell& c, int mode) {
-  std::vector<double> out;
-  for (const auto& [round, us] : c.rounds[mode]) {
-    const auto base = c.rounds[0].find(round);
-    if (base == c.rounds[0].end()) continue;
-    const auto a = bench_common::median(us);
-    const auto b = bench_common::median(base->second);
-    if (a && b && *b > 0) out.push_back(*a / *b);
-  }
-  return out;
-}
-
 // Per Join, the mean step of the training ranks after rank 0 joined: what
 // a shadowed round (a mean too) compares with.
 std::vector<double> afterMeans(const Cell& c) {
@@ -121,7 +102,7 @@ std::vector<double> afterMeans(const Cell& c) {
   return out;
 }
 
-bool hasEven(const Cell& c) { return !all(c.rounds[0]).empty(); }
+bool hasEven(const Cell& c) { return !allSamples(c.rounds[0]).empty(); }
 bool hasUneven(const Cell& c) { return !c.shadow.empty(); }
 
 std::optional<double> ratioOfMedians(const std::vector<double>& a,
@@ -144,14 +125,15 @@ Table evenTable(const std::vector<Cell>& cells) {
       continue;
     }
     if (!hasEven(c)) continue;
-    const auto a = all(c.rounds[0]), b = all(c.rounds[1]), d = all(c.rounds[2]);
+    const auto a = allSamples(c.rounds[0]), b = allSamples(c.rounds[1]),
+               d = allSamples(c.rounds[2]);
     t.add({c.model, std::to_string(c.world_size), bench_common::ms(medianMs(a)),
            spreadMs(a), bench_common::ms(medianMs(b)), spreadMs(b),
            bench_common::ratio(medianMs(b), medianMs(a)),
-           ratioSpread(roundRatios(c, 1)), difference(medianMs(b), medianMs(a)),
-           bench_common::ms(medianMs(d)), spreadMs(d),
-           bench_common::ratio(medianMs(d), medianMs(a)),
-           ratioSpread(roundRatios(c, 2))});
+           ratioSpread(roundRatios(c.rounds[1], c.rounds[0])),
+           difference(medianMs(b), medianMs(a)), bench_common::ms(medianMs(d)),
+           spreadMs(d), bench_common::ratio(medianMs(d), medianMs(a)),
+           ratioSpread(roundRatios(c.rounds[2], c.rounds[0]))});
   }
   return t;
 }
@@ -184,7 +166,8 @@ std::string verdict(const std::vector<Cell>& cells) {
   std::string over;
   for (const Cell& c : cells) {
     if (!hasEven(c)) continue;
-    const auto r = ratioOfMedians(all(c.rounds[1]), all(c.rounds[0]));
+    const auto r =
+        ratioOfMedians(allSamples(c.rounds[1]), allSamples(c.rounds[0]));
     if (!r) continue;
     ++n;
     if (*r <= kTarget) {

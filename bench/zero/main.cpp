@@ -14,7 +14,6 @@
 //       the table from FILE, on the console and as markdown
 
 #include <cstdio>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -24,14 +23,6 @@
 #include "zero/report.h"
 
 namespace {
-
-std::vector<std::string> splitCommas(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) out.push_back(item);
-  return out;
-}
 
 int run(int argc, char** argv) {
   zero_bench::CellSpec cell;
@@ -48,7 +39,7 @@ int run(int argc, char** argv) {
     } else if (key == "out") {
       out = value;
     } else if (key == "modes") {
-      cell.modes = splitCommas(value);
+      cell.modes = bench_common::splitCommas(value);
     } else if (key == "warmup") {
       cell.warmup = std::stoi(value);
     } else if (key == "rows") {

@@ -27,8 +27,8 @@ using bench_common::Table;
 constexpr const char* kBaseline = "adam";
 
 struct ModeSamples {
-  std::map<int, std::vector<double>> rounds;  // per round, the step times
-  std::vector<std::int64_t> bytes;            // per rank
+  bench_common::Rounds rounds;      // the step times
+  std::vector<std::int64_t> bytes;  // per rank
 };
 
 struct Cell {

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "ranktest/internal/rank_runner.h"
+#include "ranktest/internal/rank_signals.h"
 
 extern char** environ;
 
@@ -70,6 +71,11 @@ void prepareChild(pid_t parent, int output, int result, int control,
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::signal(SIGPIPE, SIG_DFL);  // the parent ignores it; user code may not
+  // A stack request (at the deadline) may come before the rank installs its
+  // handler, e.g. while a spawned rank still loads: ignored, it cannot kill
+  // the rank, whose report then says "still running" as it should. An
+  // ignored disposition survives exec; the handler replaces it.
+  ::signal(stackRequestSignal(), SIG_IGN);
   if (::getppid() != parent) ::_exit(kTestErrorExitCode);
   // Move the sources above the targets first, so dup2 never clobbers one.
   int sources[4] = {output, result, control, store_file};

@@ -18,6 +18,7 @@
 #include "distalgo/hooks/default_hooks.h"
 #include "distalgo/hooks/fp16_compress.h"
 #include "distalgo/join/join.h"
+#include "distalgo/zero/state_bytes.h"
 #include "distalgo/zero/zero_redundancy_optimizer.h"
 #include "fixtures/models.h"
 #include "fixtures/rank_data.h"
@@ -335,6 +336,32 @@ RANKTEST_F(ZeroOverlap, StepAddParamGroupJoinAndStateDictAreRefused) {
   EXPECT_THAT(
       [&] { t.zero.loadStateDict("state"); },
       ThrowsMessage<std::logic_error>(HasSubstr("loadStateDict() on rank")));
+}
+
+// After the warm-up the Adam state lives in the hook's per-bucket
+// optimizers: stateBytes() counts it there, the ranks' shares add up to the
+// unsharded state, and no rank holds it all.
+RANKTEST_F(ZeroOverlap, StateBytesCountsThePerBucketOptimizers) {
+  const auto adam = optimizerCases()[1];
+  const DdpOptions a_bucket_per_parameter{.bucket_cap_mb = 0,
+                                          .first_bucket_cap_bytes = 0};
+  Trainer t(pg(), adam, a_bucket_per_parameter, /*overlap=*/true);
+  t.ddp.registerCommHook(overlapHook(t, Hook::kAfterLastBucket, false));
+  Trainer plain(pg(), adam, a_bucket_per_parameter, /*overlap=*/false);
+  for (int i = 0; i < kIterations; ++i) {
+    t.iterate(i, rank(), /*step=*/false);
+    plain.iterate(i, rank(), /*step=*/true);
+  }
+  EXPECT_EQ(distalgo::zero::optimizerStateBytes(t.zero.localOptimizer()), 0);
+  std::vector<at::Tensor> sum{at::full({1}, t.zero.stateBytes(), at::kLong)};
+  pg()->allreduce(sum)->wait();
+  std::vector<at::Tensor> unsharded{
+      at::full({1}, plain.zero.stateBytes(), at::kLong)};
+  pg()->allreduce(unsharded)->wait();
+  EXPECT_EQ(sum[0].item<std::int64_t>(), unsharded[0].item<std::int64_t>());
+  // The MLP's Adam state: 2 tensors of 212 floats in all.
+  EXPECT_EQ(sum[0].item<std::int64_t>(), 2 * 212 * 4);
+  EXPECT_LT(t.zero.stateBytes(), sum[0].item<std::int64_t>());
 }
 
 RANKTEST_F(ZeroOverlap, DdpParameterMissingFromZeroIsRefused) {

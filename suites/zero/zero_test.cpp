@@ -112,6 +112,7 @@ RANKTEST_F(ZeroParity, AdamStateIsAboutOneWthPerRank) {
   const std::int64_t total = distalgo::zero::optimizerStateBytes(*plain);
   const std::int64_t local =
       distalgo::zero::optimizerStateBytes(zero.localOptimizer());
+  EXPECT_EQ(zero.stateBytes(), local);  // no overlap: the local optimizer's
   // Two state tensors (exp_avg, exp_avg_sq) of float.
   const std::int64_t largest = 2 * 1200 * sizeof(float);
   EXPECT_NEAR(static_cast<double>(local),

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -26,6 +27,17 @@ inline BenchArg splitBenchArg(const std::string& arg) {
     throw std::invalid_argument("unknown argument " + arg);
   }
   return {arg.substr(kPrefix.size(), eq - kPrefix.size()), arg.substr(eq + 1)};
+}
+
+// "a,b,c" as {"a", "b", "c"}; empty items are dropped.
+inline std::vector<std::string> splitCommas(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
 }
 
 // What every benchmark's report step reads: --bench_report, _markdown,

@@ -11,8 +11,19 @@
 
 namespace bench_common {
 
+// One mode's samples by round (a round runs one block of every mode).
+using Rounds = std::map<int, std::vector<double>>;
+// Every round's samples, in round order.
+std::vector<double> allSamples(const Rounds& rounds);
+// For each round that both ran, the ratio of `mode`'s median to `base`'s.
+std::vector<double> roundRatios(const Rounds& mode, const Rounds& base);
+
 // The fields of one samples line.
 std::vector<std::string> splitTabs(const std::string& line);
+// Calls `line` with the fields of each line of the samples file `path`.
+void forEachSampleLine(
+    const std::string& path,
+    const std::function<void(const std::vector<std::string>&)>& line);
 
 // The median, in ms; nothing for no values.
 std::optional<double> medianMs(const std::vector<double>& us);
@@ -20,17 +31,5 @@ std::optional<double> medianMs(const std::vector<double>& us);
 std::string spreadMs(const std::vector<double>& us);
 // "0.90–1.50": the 10th–90th percentile of ratios; "–" for none.
 std::string ratioSpread(const std::vector<double>& ratios);
-
-// Calls `line` with the fields of each line of the samples file `path`.
-void forEachSampleLine(
-    const std::string& path,
-    const std::function<void(const std::vector<std::string>&)>& line);
-
-// A mode's step times in microseconds, by the round they ran in.
-using Rounds = std::map<int, std::vector<double>>;
-// Every round's times, in round order.
-std::vector<double> allSamples(const Rounds& rounds);
-// The ratio of the medians of `mode` and `base` within each round both ran.
-std::vector<double> roundRatios(const Rounds& mode, const Rounds& base);
 
 }  // namespace bench_common

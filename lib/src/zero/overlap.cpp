@@ -84,7 +84,7 @@ ddp::CommHook overlapHook(ddp::CommHook hook, const c10d::Reducer& reducer,
         std::to_string(zero.rank()) + " of " +
         std::to_string(zero.worldSize()) + ")");
   }
-  auto state = std::make_shared<OverlapState>(zero, reducer, shard_buckets);
+  auto state = OverlapState::create(zero, reducer, shard_buckets);
   return interleaved_steps ? interleaved(std::move(hook), std::move(state))
                            : afterLastBucket(std::move(hook), std::move(state));
 }

@@ -11,6 +11,9 @@
 #include <string>
 #include <typeinfo>
 
+#include "distalgo/zero/zero_redundancy_optimizer.h"
+#include "internal/overlap_state.h"
+
 namespace distalgo::zero {
 namespace {
 
@@ -55,6 +58,13 @@ std::int64_t optimizerStateBytes(const torch::optim::Optimizer& optimizer) {
   std::int64_t bytes = 0;
   for (const auto& [key, state] : optimizer.state())
     bytes += stateBytes(*state);
+  return bytes;
+}
+
+std::int64_t ZeroRedundancyOptimizer::stateBytes() const {
+  std::int64_t bytes = optimizerStateBytes(*local_);
+  if (const auto overlap = overlap_state_.lock())
+    bytes += overlap->stateBytes();
   return bytes;
 }
 

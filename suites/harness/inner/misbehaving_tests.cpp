@@ -75,7 +75,7 @@ RANKTEST_F(InnerReports, Rank1SkipsACollective) {
   pg()->allreduce(t)->wait();
 }
 
-RANKTEST_F(InnerReports, HangsInRank1, ranktest::timeout(2s)) {
+RANKTEST_F(InnerReports, HangsInRank1, ranktest::timeout(6s)) {
   if (rank() == 1) sleepForeverInRank(rank());
 }
 

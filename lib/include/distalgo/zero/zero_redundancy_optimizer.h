@@ -113,6 +113,11 @@ class ZeroRedundancyOptimizer : public join::Joinable {
   }
   int rank() const { return rank_; }
   int worldSize() const { return world_size_; }
+  // The bytes of this rank's optimizer state (optimizerStateBytes of the
+  // local optimizer, and under overlap of the hook's per-bucket ones): what
+  // sharding saves, measured.
+  std::int64_t stateBytes() const;
+
   // Built with overlap_with_ddp: a hook from overlap.h steps it.
   bool overlapWithDdp() const { return options_.overlap_with_ddp; }
 
@@ -191,6 +196,8 @@ class ZeroRedundancyOptimizer : public join::Joinable {
   };
   std::optional<Consolidated> consolidated_;  // on the `to` rank only
   bool overlap_hooked_ = false;  // a hook from overlap.h drives this
+  // That hook's state (it owns it), for stateBytes().
+  std::weak_ptr<internal::OverlapState> overlap_state_;
 };
 
 }  // namespace distalgo::zero

@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "distalgo/zero/state_bytes.h"
 #include "state_transfer.h"
 
 namespace distalgo::zero::internal {
@@ -46,6 +47,14 @@ OverlapState::OverlapState(ZeroRedundancyOptimizer& zero,
                            "another hook (one hook per optimizer)");
   }
   zero_.overlap_hooked_ = true;
+}
+
+std::shared_ptr<OverlapState> OverlapState::create(
+    ZeroRedundancyOptimizer& zero, const c10d::Reducer& reducer,
+    bool shard_buckets) {
+  auto state = std::make_shared<OverlapState>(zero, reducer, shard_buckets);
+  zero.overlap_state_ = state;
+  return state;
 }
 
 void OverlapState::checkInsideBackward() {
@@ -181,6 +190,14 @@ void OverlapState::waitForBroadcasts() {
   auto broadcasts = std::move(broadcasts_);
   broadcasts_.clear();
   for (auto& broadcast : broadcasts) broadcast.finish();
+}
+
+std::int64_t OverlapState::stateBytes() const {
+  std::int64_t bytes = 0;
+  for (const auto& [b, optimizer] : optimizers_) {
+    bytes += optimizerStateBytes(*optimizer);
+  }
+  return bytes;
 }
 
 }  // namespace distalgo::zero::internal

@@ -26,6 +26,10 @@ class OverlapState {
   // was not built with overlap_with_ddp, std::logic_error if claimed.
   OverlapState(ZeroRedundancyOptimizer& zero, const c10d::Reducer& reducer,
                bool shard_buckets);
+  // Constructs one and lets `zero` see it (for its stateBytes()).
+  static std::shared_ptr<OverlapState> create(ZeroRedundancyOptimizer& zero,
+                                              const c10d::Reducer& reducer,
+                                              bool shard_buckets);
 
   // Throws std::logic_error unless called from inside a backward pass: a
   // rank joined under DDP's Join runs the hook on its shadow buckets outside
@@ -47,6 +51,8 @@ class OverlapState {
   // Waits for the broadcasts issued since the last call; the receivers'
   // parameters take their new values here.
   void waitForBroadcasts();
+  // optimizerStateBytes over this rank's pieces' optimizers.
+  std::int64_t stateBytes() const;
 
  private:
   // Warm-up, at the end of backward: a full ZeRO step on the reduced

@@ -1,0 +1,150 @@
+#include "distalgo/quantization/collectives.h"
+
+#include <ATen/ATen.h>
+#include <c10/util/Exception.h>
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "distalgo/hooks/bf16_allreduce.h"
+#include "distalgo/quantization/auto_quantize.h"
+#include "distalgo/quantization/unsupported_collective.h"
+
+namespace distalgo::quantization {
+namespace {
+
+std::string describe(const char* name, const ProcessGroupPtr& pg,
+                     DQuantType qtype) {
+  return std::string("distalgo::quantization::") + name + " (" +
+         std::string(toString(qtype)) + ", backend " + pg->getBackendName() +
+         ", rank " + std::to_string(pg->getRank()) + "): ";
+}
+
+// Runs `collective` quantized; a backend's "does not support" becomes
+// UnsupportedCollective naming this wrapper.
+void run(const char* name, const ProcessGroupPtr& pg, DQuantType qtype,
+         Collective collective, std::vector<at::Tensor>& outputs,
+         std::vector<at::Tensor>& inputs,
+         std::optional<double> quant_loss = std::nullopt) {
+  try {
+    autoQuantize(std::move(collective), qtype, quant_loss)(outputs, inputs);
+  } catch (const c10::Error& error) {
+    const std::string message = error.what_without_backtrace();
+    if (message.find("does not support") == std::string::npos) throw;
+    throw UnsupportedCollective(
+        describe(name, pg, qtype) +
+        "the backend lacks a collective it needs: " + message);
+  }
+}
+
+void expectWorldSize(const char* name, const ProcessGroupPtr& pg,
+                     DQuantType qtype, const char* what, std::size_t size) {
+  if (size != static_cast<std::size_t>(pg->getSize())) {
+    throw std::invalid_argument(describe(name, pg, qtype) + "expected " +
+                                std::to_string(pg->getSize()) + " " + what +
+                                " (one per rank), got " + std::to_string(size));
+  }
+}
+
+}  // namespace
+
+void allGather(const ProcessGroupPtr& pg, std::vector<at::Tensor>& outputs,
+               const at::Tensor& input, DQuantType qtype) {
+  expectWorldSize("allGather", pg, qtype, "outputs", outputs.size());
+  std::vector<at::Tensor> inputs{input};
+  run(
+      "allGather", pg, qtype,
+      [&pg](std::vector<at::Tensor>& out, std::vector<at::Tensor>& in) {
+        std::vector<std::vector<at::Tensor>> lists{out};
+        pg->allgather(lists, in)->wait();
+      },
+      outputs, inputs);
+}
+
+void allToAll(const ProcessGroupPtr& pg, std::vector<at::Tensor>& outputs,
+              const std::vector<at::Tensor>& inputs, DQuantType qtype) {
+  expectWorldSize("allToAll", pg, qtype, "outputs", outputs.size());
+  expectWorldSize("allToAll", pg, qtype, "inputs", inputs.size());
+  std::vector<at::Tensor> inputs_copy = inputs;
+  run(
+      "allToAll", pg, qtype,
+      [&pg](std::vector<at::Tensor>& out, std::vector<at::Tensor>& in) {
+        std::vector<std::int64_t> send_splits;
+        std::vector<at::Tensor> flat;
+        for (const at::Tensor& t : in) {
+          send_splits.push_back(t.numel());
+          flat.push_back(t.reshape(-1));
+        }
+        std::vector<std::int64_t> receive_splits;
+        std::int64_t received_numel = 0;
+        for (const at::Tensor& t : out) {
+          receive_splits.push_back(t.numel());
+          received_numel += t.numel();
+        }
+        at::Tensor send = at::cat(flat);
+        at::Tensor received = at::empty({received_numel}, send.options());
+        pg->alltoall_base(received, send, receive_splits, send_splits)->wait();
+        std::int64_t offset = 0;
+        for (at::Tensor& t : out) {
+          t.view(-1).copy_(received.narrow(0, offset, t.numel()));
+          offset += t.numel();
+        }
+      },
+      outputs, inputs_copy);
+}
+
+void allToAllSingle(const ProcessGroupPtr& pg, at::Tensor& output,
+                    const at::Tensor& input, DQuantType qtype,
+                    const AllToAllSingleOptions& options) {
+  std::vector<at::Tensor> outputs{output};
+  std::vector<at::Tensor> inputs{input};
+  run(
+      "allToAllSingle", pg, qtype,
+      [&pg, &options](std::vector<at::Tensor>& out,
+                      std::vector<at::Tensor>& in) {
+        // alltoall_base takes its split vectors by reference.
+        std::vector<std::int64_t> receive_splits = options.output_split_sizes;
+        std::vector<std::int64_t> send_splits = options.input_split_sizes;
+        pg->alltoall_base(out[0], in[0], receive_splits, send_splits)->wait();
+      },
+      outputs, inputs, options.quant_loss);
+}
+
+void scatter(const ProcessGroupPtr& pg, at::Tensor& output,
+             const std::vector<at::Tensor>& inputs, int src, DQuantType qtype) {
+  const bool source = pg->getRank() == src;
+  if (source) expectWorldSize("scatter", pg, qtype, "inputs", inputs.size());
+  std::vector<at::Tensor> outputs{output};
+  std::vector<at::Tensor> sent = source ? inputs : std::vector<at::Tensor>{};
+  run(
+      "scatter", pg, qtype,
+      [&pg, src](std::vector<at::Tensor>& out, std::vector<at::Tensor>& in) {
+        std::vector<std::vector<at::Tensor>> lists;
+        if (!in.empty()) lists.push_back(in);
+        c10d::ScatterOptions scatter_options;
+        scatter_options.rootRank = src;
+        pg->scatter(out, lists, scatter_options)->wait();
+      },
+      outputs, sent);
+}
+
+void allReduce(const ProcessGroupPtr& pg, at::Tensor& tensor,
+               DQuantType qtype) {
+  std::vector<at::Tensor> outputs{tensor};
+  std::vector<at::Tensor> inputs{tensor};
+  run(
+      "allReduce", pg, qtype,
+      [&pg, qtype](std::vector<at::Tensor>& out, std::vector<at::Tensor>& in) {
+        if (qtype == DQuantType::FP16) {
+          pg->allreduce(in)->wait();
+        } else {
+          // The words are bfloat16's: sum them as such.
+          hooks::allreduceBf16(pg, in[0].view(at::kBFloat16))->waitAndThrow();
+        }
+        out[0].copy_(in[0]);
+      },
+      outputs, inputs);
+}
+
+}  // namespace distalgo::quantization
