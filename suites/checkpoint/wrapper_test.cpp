@@ -91,6 +91,21 @@ TEST(CheckpointWrapper, TrainAndEvalReachTheWrappedModule) {
     EXPECT_TRUE(m->is_training());
 }
 
+TEST(CheckpointWrapper, ToConvertsTheWrappedModule) {
+  // The parameters are the wrapped module's own tensors, converted in place.
+  auto block = makeBlock(1);
+  CheckpointWrapper wrapper(block);
+  wrapper->to(at::kDouble);
+  for (const auto& p : block->parameters())
+    EXPECT_EQ(p.scalar_type(), at::kDouble);
+  const at::Tensor y = wrapper->forward(input(2).to(at::kDouble));
+  EXPECT_EQ(y.scalar_type(), at::kDouble);
+  y.sum().backward();
+  for (const auto& p : block->parameters()) {
+    EXPECT_EQ(p.grad().scalar_type(), at::kDouble);
+  }
+}
+
 TEST(CheckpointWrapper, OffloadKeepsCpuInputsAndTheSameGradients) {
   auto block = makeBlock(1);
   const Pass expected = plainPass(block, input(2));
