@@ -1,5 +1,7 @@
 #include "bench_common/summary.h"
 
+#include <fstream>
+
 #include "bench_common/stats.h"
 #include "bench_common/table.h"
 
@@ -14,6 +16,14 @@ std::vector<std::string> splitTabs(const std::string& line) {
     if (tab == std::string::npos) return out;
     start = tab + 1;
   }
+}
+
+void forEachSampleLine(
+    const std::string& path,
+    const std::function<void(const std::vector<std::string>&)>& line) {
+  std::ifstream in(path);
+  std::string text;
+  while (std::getline(in, text)) line(splitTabs(text));
 }
 
 std::vector<double> allSamples(const Rounds& rounds) {

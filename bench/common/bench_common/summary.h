@@ -3,6 +3,7 @@
 // Step times in microseconds, summarised for a report's cells in
 // milliseconds; and the tab-separated lines of the samples files.
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,6 +20,10 @@ std::vector<double> roundRatios(const Rounds& mode, const Rounds& base);
 
 // The fields of one samples line.
 std::vector<std::string> splitTabs(const std::string& line);
+// Calls `line` with the fields of each line of the samples file `path`.
+void forEachSampleLine(
+    const std::string& path,
+    const std::function<void(const std::vector<std::string>&)>& line);
 
 // The median, in ms; nothing for no values.
 std::optional<double> medianMs(const std::vector<double>& us);

@@ -1,0 +1,78 @@
+// Training a checkpointed model with reference DDP equals training the plain
+// model with reference DDP, bit for bit: the reducer sees each gradient once
+// (it throws on a second "ready" of a parameter) and the same values.
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <torch/nn/functional/loss.h>
+
+#include <vector>
+
+#include "distalgo/checkpoint/apply_activation_checkpointing.h"
+#include "distalgo/ddp/distributed_data_parallel.h"
+#include "fixtures/compare.h"
+#include "fixtures/deep_mlp.h"
+#include "fixtures/rank_data.h"
+#include "fixtures/training.h"
+#include "ranktest/ranktest.h"
+
+namespace checkpoint_suite {
+namespace {
+
+constexpr int kSteps = 4;
+constexpr int kDepth = 3;
+constexpr int kWidth = 8;
+constexpr int kRows = 5;
+
+class CheckpointDdp : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
+
+ protected:
+  // The deep MLP after kSteps SGD steps through DDP, each block
+  // checkpointed when `wrap`.
+  std::vector<at::Tensor> train(bool wrap,
+                                const distalgo::ddp::DdpOptions& options) {
+    auto model = fixtures::makeDeepMlp(kDepth, kWidth, /*seed=*/1);
+    if (wrap) {
+      const int wrapped = distalgo::checkpoint::applyActivationCheckpointing(
+          *model, [](const torch::nn::Module& m) {
+            return dynamic_cast<const fixtures::MlpBlockImpl*>(&m) != nullptr;
+          });
+      EXPECT_EQ(wrapped, kDepth);
+    }
+    distalgo::ddp::DistributedDataParallel ddp(model, pg(), options);
+    fixtures::sgdSteps(model->parameters(), kSteps, 0.1, [&](int step) {
+      const auto b = fixtures::rankBatch(step, rank(), kRows, kWidth, kWidth);
+      return torch::nn::functional::mse_loss(ddp.forward(b.input), b.target);
+    });
+    return fixtures::snapshot(*model);
+  }
+};
+
+RANKTEST_F(CheckpointDdp, WrappedModelTrainsAsThePlainModel) {
+  fixtures::expectSameTensors(train(true, {}), train(false, {}), 0);
+}
+
+RANKTEST_F(CheckpointDdp, WrappedModelTrainsAsThePlainModelWithSmallBuckets) {
+  // Several buckets: gradients become ready one block at a time, from
+  // inside the outer backward.
+  const distalgo::ddp::DdpOptions options{.bucket_cap_mb = 0.0005,
+                                          .first_bucket_cap_bytes = 512};
+  fixtures::expectSameTensors(train(true, options), train(false, options), 0);
+}
+
+RANKTEST_F(CheckpointDdp, WrappedModelTrainsAsThePlainModelFindingUnused) {
+  // The reducer's graph walk from the outputs finds the parameters as
+  // inputs of the checkpoint nodes.
+  const distalgo::ddp::DdpOptions options{.find_unused_parameters = true};
+  fixtures::expectSameTensors(train(true, options), train(false, options), 0);
+}
+
+RANKTEST_F(CheckpointDdp, WrappedModelTrainsAsThePlainModelWithStaticGraph) {
+  const distalgo::ddp::DdpOptions options{.static_graph = true};
+  fixtures::expectSameTensors(train(true, options), train(false, options), 0);
+}
+
+}  // namespace
+}  // namespace checkpoint_suite
