@@ -42,6 +42,17 @@ c10::intrusive_ptr<c10d::ProcessGroup> createGlooGroup(
                                                      group_size, gloo_options);
 }
 
+// Every rank of `pg` calls this once its part of a new group is built: a
+// rank that returns while a peer still connects could use or destroy the
+// group under it ("Connection closed by peer"). PyTorch's new_group waits on
+// a store-based barrier for the same reason.
+c10::intrusive_ptr<c10d::ProcessGroup> afterEveryRankBuilt(
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
+    c10::intrusive_ptr<c10d::ProcessGroup> group) {
+  pg->barrier()->wait();
+  return group;
+}
+
 void checkRanks(const std::vector<int>& sorted, int world_size) {
   if (sorted.empty()) {
     throw std::invalid_argument(
@@ -71,9 +82,10 @@ c10::intrusive_ptr<c10d::ProcessGroup> newGroup(
   checkRanks(ranks, pg->getSize());
   const auto id = reserveGroupIds(store, pg, 1);
   const auto member = std::find(ranks.begin(), ranks.end(), pg->getRank());
-  if (member == ranks.end()) return {};
-  return createGlooGroup(store, id, static_cast<int>(member - ranks.begin()),
-                         static_cast<int>(ranks.size()), options);
+  if (member == ranks.end()) return afterEveryRankBuilt(pg, {});
+  return afterEveryRankBuilt(
+      pg, createGlooGroup(store, id, static_cast<int>(member - ranks.begin()),
+                          static_cast<int>(ranks.size()), options));
 }
 
 c10::intrusive_ptr<c10d::ProcessGroup> newSubgroups(
@@ -90,8 +102,9 @@ c10::intrusive_ptr<c10d::ProcessGroup> newSubgroups(
   }
   const auto first_id = reserveGroupIds(store, pg, world_size / group_size);
   const int index = pg->getRank() / group_size;
-  return createGlooGroup(store, first_id + index, pg->getRank() % group_size,
-                         group_size, options);
+  return afterEveryRankBuilt(
+      pg, createGlooGroup(store, first_id + index, pg->getRank() % group_size,
+                          group_size, options));
 }
 
 }  // namespace distalgo::groups

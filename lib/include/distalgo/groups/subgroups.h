@@ -25,8 +25,10 @@ struct GroupOptions {
 // ranks and in the same order relative to its other collectives. Returns the
 // new group to its members (group rank = position among the sorted ranks) and
 // nullptr to the others. The group's keys live in `store` under a prefix unique
-// to this group. Throws std::invalid_argument for an empty list, a rank outside
-// [0, pg size) or a duplicate.
+// to this group. Returns once every rank of `pg` has built its part (a
+// barrier on `pg`), so a member may use or drop the group at once. Throws
+// std::invalid_argument for an empty list, a rank outside [0, pg size) or a
+// duplicate.
 //
 // Example:
 //   auto pair = newGroup(store, pg, {0, 1});  // on every rank
