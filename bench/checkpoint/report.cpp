@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common/mode_samples.h"
 #include "bench_common/report_file.h"
 #include "bench_common/summary.h"
 #include "bench_common/table.h"
@@ -76,18 +77,21 @@ bench_common::Table table(const std::vector<Cell>& cells) {
     const ModeSamples none;
     const auto base_it = c.modes.find(kModes[0]);
     const ModeSamples& base = base_it == c.modes.end() ? none : base_it->second;
-    const auto base_ms = medianMs(bench_common::allSamples(base.rounds));
     for (const char* name : kModes) {
       const auto m = c.modes.find(name);
       if (m == c.modes.end()) continue;
       const ModeSamples& s = m->second;
-      const std::vector<double> us = bench_common::allSamples(s.rounds);
-      t.add({c.depth, name, bench_common::ms(medianMs(us)),
-             bench_common::spreadMs(us), ratio(medianMs(us), base_ms),
-             bench_common::ratioSpread(
-                 bench_common::roundRatios(s.rounds, base.rounds)),
-             mib(s.retained), ratio(s.retained, base.retained), mib(s.peak),
-             ratio(s.peak, base.peak)});
+      std::vector<std::string> row{c.depth, name};
+      for (std::string& column :
+           bench_common::timingColumns(s.rounds, &base.rounds)) {
+        row.push_back(std::move(column));
+      }
+      for (std::string column :
+           {mib(s.retained), ratio(s.retained, base.retained), mib(s.peak),
+            ratio(s.peak, base.peak)}) {
+        row.push_back(std::move(column));
+      }
+      t.add(std::move(row));
     }
   }
   return t;

@@ -22,11 +22,8 @@ std::vector<ModeCell> readModeCells(const std::string& path,
                                     const std::string& tag) {
   std::vector<ModeCell> cells;
   std::map<std::string, std::size_t> index;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = splitTabs(line);
-    if (f.size() < 4) continue;
+  forEachSampleLine(path, [&](const std::vector<std::string>& f) {
+    if (f.size() < 4) return;
     auto [it, fresh] = index.emplace(f[1] + "\t" + f[2], cells.size());
     if (fresh) cells.push_back({f[1], std::stoi(f[2]), {}, {}, {}});
     ModeCell& c = cells[it->second];
@@ -40,7 +37,7 @@ std::vector<ModeCell> readModeCells(const std::string& path,
     } else if (f[0] == "failed") {
       c.failed = f[3];
     }
-  }
+  });
   return cells;
 }
 
@@ -62,13 +59,12 @@ const ModeSamples* modeNamed(const ModeCell& c, const std::string& baseline) {
   return it == c.modes.end() ? nullptr : &it->second;
 }
 
-std::vector<std::string> timingColumns(const ModeSamples& m,
-                                       const ModeSamples* base) {
-  const std::vector<double> us = allSamples(m.rounds);
+std::vector<std::string> timingColumns(const Rounds& mode, const Rounds* base) {
+  const std::vector<double> us = allSamples(mode);
   std::optional<double> base_ms;
-  if (base) base_ms = medianMs(allSamples(base->rounds));
+  if (base) base_ms = medianMs(allSamples(*base));
   return {ms(medianMs(us)), spreadMs(us), ratio(medianMs(us), base_ms),
-          base ? ratioSpread(roundRatios(m.rounds, base->rounds)) : "–"};
+          base ? ratioSpread(roundRatios(mode, *base)) : "–"};
 }
 
 Table modeTable(
@@ -99,7 +95,8 @@ Table modeTable(
     for (const std::string& mode : c.order) {
       const ModeSamples& m = c.modes.at(mode);
       std::vector<std::string> row{c.model, ranks, mode};
-      for (std::string& column : timingColumns(m, base)) {
+      for (std::string& column :
+           timingColumns(m.rounds, base ? &base->rounds : nullptr)) {
         row.push_back(std::move(column));
       }
       for (std::string& column : extra(c, m, base)) {

@@ -56,15 +56,12 @@ struct Samples {
 Samples readSamples(const std::string& path) {
   Samples s;
   std::map<std::string, std::size_t> index;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = splitTabs(line);
+  bench_common::forEachSampleLine(path, [&](const std::vector<std::string>& f) {
     if (f[0] == "meta" && f.size() >= 3) {
       s.meta.emplace_back(f[1], f[2]);
-      continue;
+      return;
     }
-    if (f.size() < 6 || (f[1] != "cpp" && f[1] != "python")) continue;
+    if (f.size() < 6 || (f[1] != "cpp" && f[1] != "python")) return;
     const std::string key = f[2] + "\t" + f[3] + "\t" + f[4];
     auto [it, fresh] = index.emplace(key, s.cells.size());
     if (fresh) s.cells.push_back({f[2], std::stoi(f[3]), f[4], {}, {}});
@@ -82,7 +79,7 @@ Samples readSamples(const std::string& path) {
     } else if (f[0] == "failed") {
       side.failed = f[5];
     }
-  }
+  });
   return s;
 }
 

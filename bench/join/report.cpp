@@ -55,11 +55,8 @@ int modeIndex(const std::string& name) {
 std::vector<Cell> readSamples(const std::string& path) {
   std::vector<Cell> cells;
   std::map<std::string, std::size_t> index;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = splitTabs(line);
-    if (f.size() < 4) continue;
+  bench_common::forEachSampleLine(path, [&](const std::vector<std::string>& f) {
+    if (f.size() < 4) return;
     auto [it, fresh] = index.emplace(f[1] + "\t" + f[2], cells.size());
     if (fresh) cells.push_back({f[1], std::stoi(f[2]), {}, {}, {}, {}, {}, {}});
     Cell& c = cells[it->second];
@@ -79,7 +76,7 @@ std::vector<Cell> readSamples(const std::string& path) {
     } else if (f[0] == "failed" && f.size() >= 5) {
       (f[3] == "even" ? c.failed_even : c.failed_uneven) = f[4];
     }
-  }
+  });
   return cells;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common/mode_samples.h"
 #include "bench_common/report_file.h"
 #include "bench_common/stats.h"
 #include "bench_common/summary.h"
@@ -53,11 +54,8 @@ ModeSamples& modeOf(Cell& c, const std::string& collective,
 std::vector<Cell> readSamples(const std::string& path) {
   std::vector<Cell> cells;
   std::map<std::string, std::size_t> index;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = bench_common::splitTabs(line);
-    if (f.size() < 4) continue;
+  bench_common::forEachSampleLine(path, [&](const std::vector<std::string>& f) {
+    if (f.size() < 4) return;
     auto [it, fresh] = index.emplace(f[1] + "\t" + f[2], cells.size());
     if (fresh) cells.push_back({f[1], std::stoi(f[2]), {}, {}, {}});
     Cell& c = cells[it->second];
@@ -68,7 +66,7 @@ std::vector<Cell> readSamples(const std::string& path) {
     } else if (f[0] == "failed") {
       c.failed = f[3];
     }
-  }
+  });
   return cells;
 }
 
@@ -94,18 +92,15 @@ Table table(const std::vector<Cell>& cells) {
           base_it == k.modes.end() ? nullptr : &base_it->second;
       for (const std::string& mode : k.order) {
         const ModeSamples& m = k.modes.at(mode);
-        const std::vector<double> us = bench_common::allSamples(m.rounds);
-        const std::optional<double> base_ms =
-            base ? medianMs(bench_common::allSamples(base->rounds))
-                 : std::nullopt;
-        t.add({c.size_mb, ranks, name, mode, bench_common::ms(medianMs(us)),
-               bench_common::spreadMs(us),
-               bench_common::ratio(medianMs(us), base_ms),
-               base ? bench_common::ratioSpread(
-                          bench_common::roundRatios(m.rounds, base->rounds))
-                    : "–",
-               bench_common::ms(mib(m)),
-               bench_common::ratio(mib(m), base ? mib(*base) : std::nullopt)});
+        std::vector<std::string> row{c.size_mb, ranks, name, mode};
+        for (std::string& column : bench_common::timingColumns(
+                 m.rounds, base ? &base->rounds : nullptr)) {
+          row.push_back(std::move(column));
+        }
+        row.push_back(bench_common::ms(mib(m)));
+        row.push_back(
+            bench_common::ratio(mib(m), base ? mib(*base) : std::nullopt));
+        t.add(std::move(row));
       }
     }
   }

@@ -47,8 +47,7 @@ const ModeSamples* modeNamed(const ModeCell& c, const std::string& baseline);
 // A row's timing columns: the median step in ms, its 10th–90th percentile,
 // the ratio of the median to `base`'s and that ratio's 10th–90th percentile
 // over the rounds ("–" without `base`).
-std::vector<std::string> timingColumns(const ModeSamples& m,
-                                       const ModeSamples* base);
+std::vector<std::string> timingColumns(const Rounds& mode, const Rounds* base);
 // The report's table: per cell, a row per mode (model, ranks, mode, its
 // timingColumns against `baseline`, then extra(cell, mode, baseline's or
 // nullptr) under `extra_headers`), or one "failed" row.
