@@ -20,25 +20,23 @@ ModeSamples& modeOf(ModeCell& c, const std::string& mode) {
 
 std::vector<ModeCell> readModeCells(const std::string& path,
                                     const std::string& tag) {
-  std::vector<ModeCell> cells;
-  std::map<std::string, std::size_t> index;
-  forEachSampleLine(path, [&](const std::vector<std::string>& f) {
-    if (f.size() < 4) return;
-    auto [it, fresh] = index.emplace(f[1] + "\t" + f[2], cells.size());
-    if (fresh) cells.push_back({f[1], std::stoi(f[2]), {}, {}, {}});
-    ModeCell& c = cells[it->second];
-    if (f[0] == "step" && f.size() >= 6) {
-      modeOf(c, f[3]).rounds[std::stoi(f[4])].push_back(std::stod(f[5]));
-    } else if (f[0] == tag && f.size() >= 6) {
-      std::vector<std::int64_t>& values = modeOf(c, f[3]).per_rank;
-      const std::size_t rank = std::stoul(f[4]);
-      values.resize(std::max(values.size(), rank + 1));
-      values[rank] = std::stoll(f[5]);
-    } else if (f[0] == "failed") {
-      c.failed = f[3];
-    }
-  });
-  return cells;
+  return readCells<ModeCell>(
+      path,
+      [](const std::string& key, int world_size) {
+        return ModeCell{key, world_size, {}, {}, {}};
+      },
+      [&](ModeCell& c, const std::vector<std::string>& f) {
+        if (f[0] == "step" && f.size() >= 6) {
+          modeOf(c, f[3]).rounds[std::stoi(f[4])].push_back(std::stod(f[5]));
+        } else if (f[0] == tag && f.size() >= 6) {
+          std::vector<std::int64_t>& values = modeOf(c, f[3]).per_rank;
+          const std::size_t rank = std::stoul(f[4]);
+          values.resize(std::max(values.size(), rank + 1));
+          values[rank] = std::stoll(f[5]);
+        } else if (f[0] == "failed") {
+          c.failed = f[3];
+        }
+      });
 }
 
 std::optional<double> maxPerRank(const ModeSamples& m) {

@@ -53,31 +53,29 @@ int modeIndex(const std::string& name) {
 
 // In the order the cells ran.
 std::vector<Cell> readSamples(const std::string& path) {
-  std::vector<Cell> cells;
-  std::map<std::string, std::size_t> index;
-  bench_common::forEachSampleLine(path, [&](const std::vector<std::string>& f) {
-    if (f.size() < 4) return;
-    auto [it, fresh] = index.emplace(f[1] + "\t" + f[2], cells.size());
-    if (fresh) cells.push_back({f[1], std::stoi(f[2]), {}, {}, {}, {}, {}, {}});
-    Cell& c = cells[it->second];
-    if (f[0] == "step" && f.size() >= 6 && modeIndex(f[3]) >= 0) {
-      c.rounds[modeIndex(f[3])][std::stoi(f[4])].push_back(std::stod(f[5]));
-    } else if (f[0] == "shadow") {
-      c.shadow.push_back(std::stod(f[3]));
-    } else if (f[0] == "train" && f.size() >= 6) {
-      const double us = std::stod(f[5]);
-      if (f[4] == "after") {
-        c.after.push_back(us);
-        c.after_sum[std::stoi(f[3])] += us;
-        ++c.after_count[std::stoi(f[3])];
-      } else {
-        c.before.push_back(us);
-      }
-    } else if (f[0] == "failed" && f.size() >= 5) {
-      (f[3] == "even" ? c.failed_even : c.failed_uneven) = f[4];
-    }
-  });
-  return cells;
+  return bench_common::readCells<Cell>(
+      path,
+      [](const std::string& key, int world_size) {
+        return Cell{key, world_size, {}, {}, {}, {}, {}, {}};
+      },
+      [&](Cell& c, const std::vector<std::string>& f) {
+        if (f[0] == "step" && f.size() >= 6 && modeIndex(f[3]) >= 0) {
+          c.rounds[modeIndex(f[3])][std::stoi(f[4])].push_back(std::stod(f[5]));
+        } else if (f[0] == "shadow") {
+          c.shadow.push_back(std::stod(f[3]));
+        } else if (f[0] == "train" && f.size() >= 6) {
+          const double us = std::stod(f[5]);
+          if (f[4] == "after") {
+            c.after.push_back(us);
+            c.after_sum[std::stoi(f[3])] += us;
+            ++c.after_count[std::stoi(f[3])];
+          } else {
+            c.before.push_back(us);
+          }
+        } else if (f[0] == "failed" && f.size() >= 5) {
+          (f[3] == "even" ? c.failed_even : c.failed_uneven) = f[4];
+        }
+      });
 }
 
 // "0.15"; "–" unless both are there.

@@ -52,22 +52,22 @@ ModeSamples& modeOf(Cell& c, const std::string& collective,
 
 // In the order the cells ran.
 std::vector<Cell> readSamples(const std::string& path) {
-  std::vector<Cell> cells;
-  std::map<std::string, std::size_t> index;
-  bench_common::forEachSampleLine(path, [&](const std::vector<std::string>& f) {
-    if (f.size() < 4) return;
-    auto [it, fresh] = index.emplace(f[1] + "\t" + f[2], cells.size());
-    if (fresh) cells.push_back({f[1], std::stoi(f[2]), {}, {}, {}});
-    Cell& c = cells[it->second];
-    if (f[0] == "call" && f.size() >= 7) {
-      modeOf(c, f[3], f[4]).rounds[std::stoi(f[5])].push_back(std::stod(f[6]));
-    } else if (f[0] == "bytes" && f.size() >= 6) {
-      modeOf(c, f[3], f[4]).bytes = std::stoll(f[5]);
-    } else if (f[0] == "failed") {
-      c.failed = f[3];
-    }
-  });
-  return cells;
+  return bench_common::readCells<Cell>(
+      path,
+      [](const std::string& key, int world_size) {
+        return Cell{key, world_size, {}, {}, {}};
+      },
+      [&](Cell& c, const std::vector<std::string>& f) {
+        if (f[0] == "call" && f.size() >= 7) {
+          modeOf(c, f[3], f[4])
+              .rounds[std::stoi(f[5])]
+              .push_back(std::stod(f[6]));
+        } else if (f[0] == "bytes" && f.size() >= 6) {
+          modeOf(c, f[3], f[4]).bytes = std::stoll(f[5]);
+        } else if (f[0] == "failed") {
+          c.failed = f[3];
+        }
+      });
 }
 
 std::optional<double> mib(const ModeSamples& m) {
