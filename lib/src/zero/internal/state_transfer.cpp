@@ -1,18 +1,14 @@
 #include "state_transfer.h"
 
 #include <ATen/ATen.h>
-#include <torch/serialize/archive.h>
 
 #include <cstring>
-#include <sstream>
 #include <string>
+
+#include "distalgo/zero/internal/optimizer_archive.h"
 
 namespace distalgo::zero::internal {
 namespace {
-
-std::string stateKey(const at::Tensor& p) {
-  return c10::guts::to_string(p.unsafeGetTensorImpl());
-}
 
 // An optimizer shaped like rank `source`'s local one: a group per global
 // group with the shard's parameters and this rank's options for the group.
@@ -28,14 +24,6 @@ std::unique_ptr<torch::optim::Optimizer> shapedLike(
     groups[entry.group].params().push_back(entry.parameter);
   }
   return factory(std::move(groups));
-}
-
-std::string serialise(const torch::optim::Optimizer& optimizer) {
-  torch::serialize::OutputArchive archive;
-  optimizer.save(archive);
-  std::ostringstream out;
-  archive.save_to(out);
-  return out.str();
 }
 
 // Broadcasts `bytes` from `source` (length, then the bytes); returns them.
@@ -73,14 +61,11 @@ void transferState(
     torch::optim::Optimizer* holder = &local;
     std::unique_ptr<torch::optim::Optimizer> received;
     if (leaves) {
-      const auto bytes =
-          broadcastBytes(pg, source, rank == source ? serialise(local) : "");
+      const auto bytes = broadcastBytes(
+          pg, source, rank == source ? saveOptimizer(local) : "");
       if (rank != source) {
         received = shapedLike(from[source], local, factory);
-        torch::serialize::InputArchive archive;
-        std::istringstream in(bytes);
-        archive.load_from(in);
-        received->load(archive);
+        loadOptimizer(*received, bytes);
         holder = received.get();
       }
     } else if (rank != source) {
