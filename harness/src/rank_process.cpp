@@ -70,7 +70,9 @@ void prepareChild(pid_t parent, int output, int result, int control,
                   int store_file) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  ::signal(SIGPIPE, SIG_DFL);  // the parent ignores it; user code may not
+  // SIGPIPE stays ignored (inherited from the parent), as in a Python-hosted
+  // PyTorch rank: a write to a peer that left then fails in the collective
+  // with "Broken pipe", reported and hinted at, instead of killing the rank.
   // A stack request (at the deadline) may come before the rank installs its
   // handler, e.g. while a spawned rank still loads: ignored, it cannot kill
   // the rank, whose report then says "still running" as it should. An
