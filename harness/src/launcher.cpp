@@ -13,6 +13,7 @@
 
 #include "ranktest/backends.h"
 #include "ranktest/distributed_test.h"
+#include "ranktest/internal/instance_plan.h"
 #include "ranktest/internal/rank_process.h"
 #include "ranktest/internal/registry.h"
 #include "ranktest/internal/rendezvous.h"
@@ -133,6 +134,10 @@ class ParentTest : public ::testing::Test {
     if (!settings().error.empty()) {
       FAIL() << "[ranktest] bad environment: " << settings().error;
     }
+    if (instance_->deselected) {
+      GTEST_SKIP() << describeSkip(*instance_->deselected,
+                                   "not in this run's cell");
+    }
     if (auto skip = checkConditions(*instance_)) {
       GTEST_SKIP() << describeSkip(*skip, "checked before starting ranks");
     }
@@ -174,26 +179,39 @@ bool registerDistributedTest(const std::string& suite, const std::string& name,
                              const std::vector<TestTrait>& traits,
                              FixtureFactory factory) {
   const Settings& env = settings();
-  // Fixture defaults < environment < the test's own traits, except that
-  // WORLD_SIZE always wins: it is how CI picks a matrix cell.
+  // Fixture defaults < environment < the test's own traits. WORLD_SIZE and
+  // BACKEND do not override anything: they choose the cell that runs.
   if (env.start_method) options.start_method = *env.start_method;
   if (env.store) options.store = *env.store;
   if (env.reuse_processes) options.reuse_processes = *env.reuse_processes;
   for (const TestTrait& trait : traits) trait.apply(options);
-  if (env.world_size) options.world_sizes = {*env.world_size};
-  for (int world_size : options.world_sizes) {
+  CellChoice cell;
+  cell.world_size = env.world_size;
+  cell.backend = env.backend;
+  cell.built = {"gloo"};
+  if (ncclBuilt()) cell.built.push_back("nccl");
+  cell.declared_only = env.listing_tests;
+  std::vector<PlannedInstance> planned;
+  try {
+    planned = planInstances(options, cell);
+  } catch (const std::invalid_argument& error) {
+    throw std::logic_error("ranktest: " + suite + "." + name + " (" + file +
+                           ":" + std::to_string(line) + ") " + error.what());
+  }
+  for (const PlannedInstance& instance : planned) {
     TestInstance t;
     t.suite = suite;
-    t.name = name + "/" + env.backend + "_ws" + std::to_string(world_size);
+    t.name = name + "/" + instance.suffix();
     t.file = file;
     t.line = line;
-    t.world_size = world_size;
-    t.backend = env.backend;
+    t.world_size = instance.world_size;
+    t.backend = instance.backend;
     t.start_method = options.start_method;
     t.store = options.store;
     t.timeout = scaled(options.timeout.value_or(env.default_timeout));
     t.reuse_processes = options.reuse_processes;
     t.requirements = options.requirements;
+    t.deselected = instance.deselected;
     t.factory = factory;
     const std::string full_name = t.fullName();
     if (registry().count(full_name) != 0) {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "ranktest/internal/open_files_limit.h"
 #include "ranktest/internal/rank_runner.h"
 #include "ranktest/internal/rank_signals.h"
 
@@ -62,9 +64,57 @@ bool dropFromEnvironment(const char* entry) {
   return false;
 }
 
+// A fixed-size message built without allocating: the child of fork() in a
+// possibly multithreaded parent may only make async-signal-safe calls.
+class ChildMessage {
+ public:
+  ChildMessage& operator<<(const char* text) {
+    while (*text != '\0' && size_ < sizeof(text_)) text_[size_++] = *text++;
+    return *this;
+  }
+  ChildMessage& operator<<(unsigned long long value) {
+    char digits[24];
+    int n = 0;
+    do {
+      digits[n++] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    } while (value > 0);
+    while (n > 0 && size_ < sizeof(text_)) text_[size_++] = digits[--n];
+    return *this;
+  }
+  void writeTo(int fd) const {
+    ssize_t ignored = ::write(fd, text_, size_);
+    (void)ignored;
+  }
+
+ private:
+  char text_[512];
+  std::size_t size_ = 0;
+};
+
+// Says on `report_fd` (the rank's output) which descriptor step failed and
+// why, and exits with kRankSetupExitCode, which the parent's report explains.
+[[noreturn]] void failDescriptorSetup(int report_fd, const char* step) {
+  const int error = errno;
+  rlimit limit{};
+  ::getrlimit(RLIMIT_NOFILE, &limit);
+  const char* error_name = ::strerrorname_np(error);
+  ChildMessage message;
+  message << "[ranktest] the rank cannot set up its file descriptors: " << step
+          << " failed with " << (error_name ? error_name : "an error")
+          << "; RLIMIT_NOFILE is "
+          << static_cast<unsigned long long>(limit.rlim_cur)
+          << "; raise it (e.g. ulimit -n " << kSuggestedOpenFilesLimit
+          << ") before running the tests\n";
+  message.writeTo(report_fd);
+  ::_exit(kRankSetupExitCode);
+}
+
 // In the child, before anything else: own process group, death with the
 // parent, and the inherited descriptors at their fixed numbers (all others
 // closed, so that no listening socket or pipe end of the parent leaks in).
+// Every descriptor step is checked: a rank whose stdout or result pipe is not
+// in place would report into the wrong file and leave its parent waiting.
 // Only async-signal-safe calls: the parent may have threads.
 void prepareChild(pid_t parent, int output, int result, int control,
                   int store_file) {
@@ -78,20 +128,36 @@ void prepareChild(pid_t parent, int output, int result, int control,
   // the rank, whose report then says "still running" as it should. An
   // ignored disposition survives exec; the handler replaces it.
   ::signal(stackRequestSignal(), SIG_IGN);
+  // The parent's interrupt handlers are not the rank's (interrupt.h).
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
   if (::getppid() != parent) ::_exit(kTestErrorExitCode);
   // Move the sources above the targets first, so dup2 never clobbers one.
   int sources[4] = {output, result, control, store_file};
   for (int& fd : sources) {
-    if (fd >= 0) fd = ::fcntl(fd, F_DUPFD, 64);
+    if (fd < 0) continue;
+    fd = ::fcntl(fd, F_DUPFD, kStoreFileFd + 1);
+    if (fd < 0) failDescriptorSetup(output, "fcntl(F_DUPFD)");
   }
-  ::dup2(sources[0], STDOUT_FILENO);
-  ::dup2(sources[0], STDERR_FILENO);
-  ::dup2(sources[1], kResultFd);
-  if (sources[2] >= 0) ::dup2(sources[2], kControlFd);
-  if (sources[3] >= 0) ::dup2(sources[3], kStoreFileFd);
+  if (::dup2(sources[0], STDOUT_FILENO) < 0) {
+    failDescriptorSetup(output, "dup2 to stdout");
+  }
+  if (::dup2(sources[0], STDERR_FILENO) < 0) {
+    failDescriptorSetup(STDOUT_FILENO, "dup2 to stderr");
+  }
+  if (::dup2(sources[1], kResultFd) < 0) {
+    failDescriptorSetup(STDOUT_FILENO, "dup2 to the result descriptor");
+  }
+  if (sources[2] >= 0 && ::dup2(sources[2], kControlFd) < 0) {
+    failDescriptorSetup(STDOUT_FILENO, "dup2 to the control descriptor");
+  }
+  if (sources[3] >= 0 && ::dup2(sources[3], kStoreFileFd) < 0) {
+    failDescriptorSetup(STDOUT_FILENO, "dup2 to the store file descriptor");
+  }
   ::syscall(SYS_close_range, kStoreFileFd + 1, ~0U, 0);
   if (sources[2] < 0) ::close(kControlFd);
   if (sources[3] < 0) ::close(kStoreFileFd);
+  // Without /dev/null the rank keeps the parent's stdin: harmless.
   int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull >= 0 && devnull != STDIN_FILENO) {
     ::dup2(devnull, STDIN_FILENO);
@@ -118,6 +184,7 @@ std::unique_ptr<RankProcess> RankProcess::start(const RankLaunch& launch,
         "ranktest: spawn start method needs ranktest::init(&argc, argv) in "
         "main (or link ranktest::main)");
   }
+  checkOpenFilesLimit(launch.world_size);
   Pipe output = makePipe();
   Pipe result = makePipe();
   Pipe control = reusable ? makePipe() : Pipe{};
@@ -204,6 +271,22 @@ bool RankProcess::pollExit() {
 
 void RankProcess::signal(int signal_number) const {
   if (!exited_) ::kill(pid_, signal_number);
+}
+
+bool RankProcess::waitUntilStopped(std::chrono::milliseconds limit) const {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    siginfo_t info{};
+    // WNOWAIT: the stop stays unreported for anyone else.
+    if (!exited_ &&
+        ::waitid(P_PID, static_cast<id_t>(pid_), &info,
+                 WSTOPPED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid_) {
+      return true;
+    }
+    if (exited_ || std::chrono::steady_clock::now() >= end) return false;
+    ::usleep(1000);
+  }
 }
 
 void RankProcess::kill() {

@@ -182,12 +182,9 @@ const TestInstance& lookup(const std::string& full_name) {
   return *instance;
 }
 
-void waitForDebugger(int rank) {
-  std::fprintf(stderr,
-               "[ranktest] rank %d (pid %d) waits for a debugger: gdb -p %d, "
-               "then 'continue' (or kill -CONT %d)\n",
-               rank, ::getpid(), ::getpid(), ::getpid());
-  std::fflush(stderr);
+// The parent prints how to attach: its stderr is shown even when the rank's
+// output is not.
+void waitForDebugger() {
   writeRecord(kResultFd,
               {RecordType::kDebugWaiting, {std::to_string(::getpid())}});
   ::raise(SIGSTOP);
@@ -198,7 +195,7 @@ void waitForDebugger(int rank) {
 void runRankProcess(const RankLaunch& launch) {
   installRankSignalHandlers(launch.rank);
   takeOverGtestOutput();
-  if (launch.debug_wait) waitForDebugger(launch.rank);
+  if (launch.debug_wait) waitForDebugger();
   if (!launch.test.empty()) {
     TestGroup group;
     finishAndExit(RankRunner::run(

@@ -1,6 +1,7 @@
 #include "ranktest/settings.h"
 
 #include <cstdlib>
+#include <fstream>
 #include <initializer_list>
 #include <utility>
 
@@ -59,6 +60,19 @@ std::optional<T> choice(
   return std::nullopt;
 }
 
+// Whether the command line asks gtest for a listing.
+bool listingTests() {
+  std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
+  std::string argument;
+  while (std::getline(cmdline, argument, '\0')) {
+    if (argument == "--gtest_list_tests" ||
+        argument.rfind("--gtest_list_tests=", 0) == 0) {
+      return argument != "--gtest_list_tests=0";
+    }
+  }
+  return false;
+}
+
 Settings parse() {
   Settings s;
   if (auto ws = integer(s, "WORLD_SIZE", 1))
@@ -86,6 +100,7 @@ Settings parse() {
   if (auto lines = integer(s, "RANKTEST_OUTPUT_LINES", 0)) {
     s.output_lines = static_cast<std::size_t>(*lines);
   }
+  s.listing_tests = listingTests();
   return s;
 }
 

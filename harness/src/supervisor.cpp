@@ -13,8 +13,10 @@
 #include <memory>
 #include <string>
 
+#include "ranktest/internal/interrupt.h"
 #include "ranktest/internal/rank_signals.h"
 #include "ranktest/internal/record.h"
+#include "ranktest/internal/verdict.h"
 
 namespace ranktest::internal {
 namespace {
@@ -68,9 +70,17 @@ class Supervisor {
     auto deadline = start + options_.timeout;
     std::optional<Clock::time_point> first_skip;
     bool timed_out = false;
+    int interrupted_by = 0;
     for (;;) {
       refreshExits();
       if (allResolved()) break;
+      if (const int signal_number = interruptSignal()) {
+        markInterruptReported();
+        stopUnresolved("the run was interrupted by " +
+                       describeSignal(signal_number));
+        interrupted_by = signal_number;
+        break;
+      }
       if (const Watched* failed = firstFailed()) {
         stopUnresolved("rank " + std::to_string(failed->report.rank) +
                        " failed");
@@ -97,6 +107,7 @@ class Supervisor {
     result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
         Clock::now() - start);
     result.timed_out = timed_out;
+    result.interrupted_by = interrupted_by;
     result.deadline_lifted = deadline_lifted_;
     return result;
   }
@@ -106,6 +117,12 @@ class Supervisor {
   void pollOnce(Clock::time_point wake) {
     std::vector<pollfd> fds;
     std::vector<std::pair<Watched*, int>> owners;  // 0 output, 1 result, 2 exit
+    // SIGINT or SIGTERM wake the loop at once (once seen, the pipe stays
+    // readable: it is no longer waited on).
+    if (interruptFd() >= 0 && interruptSignal() == 0) {
+      fds.push_back({interruptFd(), POLLIN, 0});
+      owners.emplace_back(nullptr, 3);
+    }
     bool have_exit_fds = true;
     for (Watched& w : watched_) {
       if (!w.output_eof) {
@@ -134,7 +151,7 @@ class Supervisor {
     const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
     if (ready <= 0) return;
     for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (fds[i].revents == 0) continue;
+      if (fds[i].revents == 0 || owners[i].first == nullptr) continue;
       Watched& w = *owners[i].first;
       if (owners[i].second == 0) readOutput(w);
       if (owners[i].second == 1) readRecords(w);
@@ -243,6 +260,7 @@ class Supervisor {
       case RecordType::kDebugWaiting:
         // A debugging session has no sensible deadline.
         deadline_lifted_ = true;
+        announceDebugWait(w, f.empty() ? std::string("?") : f[0]);
         break;
       case RecordType::kStackDumped:
         w.stack_dumped = true;
@@ -260,6 +278,18 @@ class Supervisor {
       default:
         break;
     }
+  }
+
+  // The rank is stopped (SIGSTOP) until someone attaches: say so whether or
+  // not its own output is shown, once it has stopped (a SIGCONT sent before
+  // would be lost, and the rank would wait for ever).
+  static void announceDebugWait(const Watched& w, const std::string& pid) {
+    w.process->waitUntilStopped(std::chrono::seconds(2));
+    std::fprintf(stderr,
+                 "[ranktest] rank %d (pid %s) waits for a debugger: gdb -p %s, "
+                 "then 'continue' (or kill -CONT %s); the deadline is lifted\n",
+                 w.report.rank, pid.c_str(), pid.c_str(), pid.c_str());
+    std::fflush(stderr);
   }
 
   void refreshExits() {
@@ -338,6 +368,7 @@ class Supervisor {
       targets.push_back(&w);
     }
     std::vector<bool> finished_before;
+    finished_before.reserve(targets.size());
     for (Watched* w : targets) finished_before.push_back(w->finished);
     // SIGKILL to all first, then reap each (kill() waits for its rank).
     for (Watched* w : targets) w->process->signal(SIGKILL);

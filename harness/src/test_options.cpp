@@ -1,6 +1,7 @@
 #include "ranktest/test_options.h"
 
 #include <sstream>
+#include <utility>
 
 namespace ranktest {
 namespace {
@@ -14,8 +15,15 @@ TestTrait requirement(Requirement check) {
 }  // namespace
 
 TestTrait worldSizes(std::vector<int> sizes) {
-  return {
-      [sizes = std::move(sizes)](TestOptions& o) { o.world_sizes = sizes; }};
+  // Exactly these sizes: a fixture's "any size" no longer applies.
+  return {[sizes = std::move(sizes)](TestOptions& o) {
+    o.world_sizes = sizes;
+    o.any_world_size_from.reset();
+  }};
+}
+
+TestTrait anyWorldSize(int smallest) {
+  return {[smallest](TestOptions& o) { o.any_world_size_from = smallest; }};
 }
 
 TestTrait timeout(std::chrono::milliseconds deadline) {
@@ -68,17 +76,17 @@ TestTrait requiresNccl() {
 }
 
 TestTrait requiresNcclVersion(int version, std::string reason) {
-  return requirement(
-      [version, reason](const LaunchConditions& c) -> std::optional<Skip> {
-        if (!c.nccl_built || !c.nccl_version) {
-          return Skip{SkipCode::kNcclMissing,
-                      "c10d not compiled with NCCL support"};
-        }
-        if (*c.nccl_version >= version) return std::nullopt;
-        return Skip{SkipCode::kNcclMissing,
-                    "needs NCCL >= " + std::to_string(version) + ", found " +
-                        std::to_string(*c.nccl_version) + ": " + reason};
-      });
+  return requirement([version, reason = std::move(reason)](
+                         const LaunchConditions& c) -> std::optional<Skip> {
+    if (!c.nccl_built || !c.nccl_version) {
+      return Skip{SkipCode::kNcclMissing,
+                  "c10d not compiled with NCCL support"};
+    }
+    if (*c.nccl_version >= version) return std::nullopt;
+    return Skip{SkipCode::kNcclMissing,
+                "needs NCCL >= " + std::to_string(version) + ", found " +
+                    std::to_string(*c.nccl_version) + ": " + reason};
+  });
 }
 
 TestTrait skipIfSmallWorldSize(int min_world_size) {
@@ -100,7 +108,8 @@ TestTrait skipIfOddWorldSize() {
 }
 
 TestTrait skipAlways(std::string reason) {
-  return requirement([reason](const LaunchConditions&) -> std::optional<Skip> {
+  return requirement([reason = std::move(reason)](
+                         const LaunchConditions&) -> std::optional<Skip> {
     return Skip{SkipCode::kGeneric, reason};
   });
 }

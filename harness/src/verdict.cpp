@@ -32,6 +32,10 @@ std::string describeEnd(const RankReport& r) {
                  ? "failed"
                  : "finished with unexpected code " + std::to_string(r.code);
     case RankReport::End::kExited:
+      if (r.code == kRankSetupExitCode) {
+        return "could not set up its file descriptors (exit code " +
+               std::to_string(r.code) + "; its output says why)";
+      }
       return "exited with code " + std::to_string(r.code) +
              " before its test finished" +
              (r.code == 0 ? " (exit() inside the test?)" : "");
@@ -140,6 +144,21 @@ std::string describeSignal(int signal_number) {
 Verdict judge(const RunDescription& run, const SuperviseResult& result) {
   Verdict verdict;
   const int world = static_cast<int>(result.ranks.size());
+  if (result.interrupted_by != 0) {
+    std::string text = "[ranktest] interrupted by " +
+                       describeSignal(result.interrupted_by) + " after " +
+                       seconds(result.elapsed) +
+                       ": the ranks were stopped; the tests after this one "
+                       "do not run\n" +
+                       header(run, result);
+    for (const RankReport& r : result.ranks) {
+      if (r.end != RankReport::End::kStopped || r.failed()) continue;
+      text += "rank " + std::to_string(r.rank) + " of " +
+              std::to_string(world) + " was still running:\n" + rankDetails(r);
+    }
+    verdict.kind = Verdict::Kind::kFailed;
+    verdict.failures.push_back(failureAt(run, nullptr, text));
+  }
   if (result.timed_out) {
     std::string still;
     for (const RankReport& r : result.ranks) {

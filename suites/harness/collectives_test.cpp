@@ -11,7 +11,7 @@ namespace {
 class HarnessCollectives : public ranktest::DistributedTest {
  public:
   static ranktest::TestOptions testOptions() {
-    return {.world_sizes = {2, 3, 4}};
+    return {.world_sizes = {2, 3, 4}, .any_world_size_from = 2};
   }
 
  protected:

@@ -5,15 +5,23 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <random>
 #include <set>
 #include <sstream>
+#include <utility>
 
 extern char** environ;
 
@@ -22,12 +30,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
-
-std::string makeTempDir(const char* tag) {
-  std::string path = fs::temp_directory_path().string() + "/" + tag + ".XXXXXX";
-  if (::mkdtemp(path.data()) == nullptr) throw std::runtime_error("mkdtemp");
-  return path;
-}
 
 // The inner run sees none of the variables that pick a matrix cell or change
 // the harness, except those the test sets.
@@ -39,28 +41,139 @@ bool inherited(const std::string& entry) {
   return true;
 }
 
+// A name no earlier run used: the reaper must know it before it exists.
+std::string freshRootPath(const std::string& token) {
+  std::random_device random;
+  return fs::temp_directory_path().string() + "/ranktest-selftest-" + token +
+         "-" + std::to_string(random());
+}
+
+// Moves `from` to `to` in the child of fork() without clobbering the other
+// sources (all are first moved above kFirstFree). Async-signal-safe.
+constexpr int kFirstFree = 10;
+void moveFdsInChild(std::initializer_list<std::pair<int, int>> moves) {
+  std::pair<int, int> high[4];
+  int n = 0;
+  for (const auto& [from, to] : moves) {
+    high[n++] = {::fcntl(from, F_DUPFD, kFirstFree), to};
+  }
+  for (int i = 0; i < n; ++i) {
+    if (high[i].first < 0 || ::dup2(high[i].first, high[i].second) < 0) {
+      ::_exit(127);
+    }
+  }
+}
+
+// Removes `root` once the caller is gone and the inner run has ended, also
+// when the caller was SIGKILLed: it waits for end of file on `lifeline`
+// (whose only writer is the caller, closed when runInner returns or when the
+// process dies) and then on `inner_output` (open in the inner parent until
+// it is dead). A shell in its own process group, deaf to SIGINT, SIGTERM and
+// SIGHUP, so that what stops the caller cannot stop the clean-up; the child
+// of fork() only moves descriptors and calls execve.
+pid_t startReaper(int lifeline, int inner_output, const std::string& root) {
+  static const char kScript[] =
+      "cat >/dev/null; cat <&3 >/dev/null; exec rm -rf -- \"$1\"";
+  std::string shell = "/bin/sh", dash_c = "-c", script = kScript,
+              name = "ranktest-selftest-reaper", path = root;
+  char* argv[] = {shell.data(), dash_c.data(), script.data(),
+                  name.data(),  path.data(),   nullptr};
+  const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork (reaper)");
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    for (int ignored : {SIGINT, SIGTERM, SIGHUP}) ::signal(ignored, SIG_IGN);
+    moveFdsInChild({{lifeline, STDIN_FILENO},
+                    {devnull, STDOUT_FILENO},
+                    {devnull, STDERR_FILENO},
+                    {inner_output, 3}});
+    ::syscall(SYS_close_range, 4, ~0U, 0);
+    ::execve(argv[0], argv, environ);
+    ::_exit(127);
+  }
+  ::close(devnull);
+  return pid;
+}
+
+// The inner parent dies with its caller (its ranks die with it in turn), and
+// starts with default dispositions and an empty signal mask, as from a shell.
+// Async-signal-safe.
+void prepareInnerChild(pid_t caller, int output, const InnerOptions& options) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The caller may have died before prctl: then no signal would ever come.
+  if (::getppid() != caller) ::_exit(127);
+  for (int reset : {SIGINT, SIGTERM, SIGHUP}) ::signal(reset, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (options.open_files_limit > 0) {
+    rlimit limit{};
+    ::getrlimit(RLIMIT_NOFILE, &limit);
+    limit.rlim_cur = options.open_files_limit;
+    if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(127);
+  }
+  ::dup2(output, STDOUT_FILENO);
+  ::dup2(output, STDERR_FILENO);
+}
+
+std::vector<std::string> filesIn(const std::string& tmp,
+                                 const std::string& out) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(tmp, ec)) {
+    files.push_back(entry.path().filename().string());
+  }
+  for (const auto& entry : fs::directory_iterator(out, ec)) {
+    if (entry.path().filename() != "inner.xml") {
+      files.push_back("xml dir: " + entry.path().filename().string());
+    }
+  }
+  return files;
+}
+
+// The reaper has nothing left to do once the lifeline is closed and the
+// inner run is over; reaped within a bound, killed past it.
+void endReaper(pid_t reaper) {
+  const auto end = Clock::now() + std::chrono::seconds(5);
+  while (::waitpid(reaper, nullptr, WNOHANG) == 0) {
+    if (Clock::now() >= end) {
+      ::kill(reaper, SIGKILL);
+      ::waitpid(reaper, nullptr, 0);
+      return;
+    }
+    ::usleep(1000);
+  }
+}
+
 }  // namespace
 
 InnerResult runInner(const InnerOptions& options) {
   static std::atomic<int> counter{0};
   const std::string token =
       std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  const std::string tmp = makeTempDir("ranktest-selftest-tmp");
-  const std::string out = makeTempDir("ranktest-selftest-xml");
 
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     if (inherited(*e)) env.emplace_back(*e);
   }
+  const std::string root = freshRootPath(token);
+  const std::string tmp = root + "/tmp";
+  const std::string out = root + "/xml";
   env.push_back("RANKTEST_SELFTEST_TOKEN=" + token);
   env.push_back("TMPDIR=" + tmp);
-  for (const auto& [name, value] : options.env)
-    env.push_back(name + "=" + value);
+  for (const auto& [name, value] : options.env) {
+    env.push_back(name);
+    env.back() += '=';
+    env.back() += value;
+  }
   std::vector<std::string> args = {options.binary.empty()
                                        ? std::string(RANKTEST_INNER_BINARY)
                                        : options.binary,
                                    "--gtest_filter=" + options.filter,
                                    "--gtest_output=xml:" + out + "/inner.xml"};
+  args.insert(args.end(), options.args.begin(), options.args.end());
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -68,13 +181,26 @@ InnerResult runInner(const InnerOptions& options) {
   envp.push_back(nullptr);
 
   int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
+  int lifeline[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0 || ::pipe2(lifeline, O_CLOEXEC) != 0) {
+    throw std::runtime_error("pipe2");
+  }
+  // The reaper knows the directories before they exist: whenever this
+  // process dies from here on, nothing stays behind.
+  const pid_t reaper = startReaper(lifeline[0], pipe_fds[0], root);
+  ::close(lifeline[0]);
+  for (const std::string& dir : {root, tmp, out}) {
+    if (::mkdir(dir.c_str(), 0700) != 0) {
+      for (int fd : {lifeline[1], pipe_fds[0], pipe_fds[1]}) ::close(fd);
+      endReaper(reaper);
+      throw std::runtime_error("mkdir " + dir + ": " + std::strerror(errno));
+    }
+  }
   const auto start = Clock::now();
+  const pid_t caller = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::setpgid(0, 0);
-    ::dup2(pipe_fds[1], STDOUT_FILENO);
-    ::dup2(pipe_fds[1], STDERR_FILENO);
+    prepareInnerChild(caller, pipe_fds[1], options);
     ::execve(args[0].c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
@@ -116,27 +242,24 @@ InnerResult runInner(const InnerOptions& options) {
       Clock::now() - start);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.xml = readFile(out + "/inner.xml");
-  for (const auto& entry : fs::directory_iterator(tmp)) {
-    result.files_left.push_back(entry.path().filename().string());
-  }
-  for (const auto& entry : fs::directory_iterator(out)) {
-    if (entry.path().filename() != "inner.xml") {
-      result.files_left.push_back("xml dir: " +
-                                  entry.path().filename().string());
-    }
-  }
-  // Ranks die with their parent by PR_SET_PDEATHSIG; give the kernel a
-  // moment to deliver it before counting leftovers.
+  result.files_left = filesIn(tmp, out);
+  // Ranks die with their parent by PR_SET_PDEATHSIG, and a killed parent's
+  // own runs clean up after it: give the kernel and their reapers a moment
+  // before counting leftovers.
   const auto settle_end = Clock::now() + std::chrono::seconds(5);
-  do {
+  for (;;) {
     result.processes_left = processesWithToken(token);
-    if (result.processes_left.empty()) break;
+    const bool settled =
+        result.processes_left.empty() && result.files_left.empty();
+    if (settled || result.exit_code != -1 || Clock::now() >= settle_end) break;
     ::usleep(10000);
-  } while (Clock::now() < settle_end && result.exit_code == -1);
+    result.files_left = filesIn(tmp, out);
+  }
   for (pid_t leftover : result.processes_left) ::kill(leftover, SIGKILL);
   std::error_code ec;
-  fs::remove_all(tmp, ec);
-  fs::remove_all(out, ec);
+  fs::remove_all(root, ec);
+  ::close(lifeline[1]);
+  endReaper(reaper);
   return result;
 }
 

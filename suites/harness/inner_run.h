@@ -34,9 +34,15 @@ struct InnerOptions {
   // processesWithToken) and all output so far, each time output arrives,
   // until it returns true.
   std::function<bool(pid_t, const std::string&, const std::string&)> watcher;
+  std::vector<std::string> args;  // more arguments, after those
+  // > 0: the inner run's soft RLIMIT_NOFILE.
+  unsigned long open_files_limit = 0;
 };
 
 // Runs `filter` of the inner binary, waits (bounded), and reports leftovers.
+// The inner run dies with the calling thread (PR_SET_PDEATHSIG), so call it
+// from one that outlives the run; its temporary directories are removed even
+// if the caller is killed (a reaper process waits for that).
 InnerResult runInner(const InnerOptions& options);
 
 }  // namespace harness_suite

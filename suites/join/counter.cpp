@@ -4,7 +4,7 @@ namespace join_suite {
 namespace {
 
 void allreduce(const c10::intrusive_ptr<c10d::ProcessGroup>& pg, at::Tensor t,
-               c10d::ReduceOp op = c10d::ReduceOp::SUM) {
+               const c10d::ReduceOp& op = c10d::ReduceOp::SUM) {
   std::vector<at::Tensor> tensors{std::move(t)};
   pg->allreduce(tensors, c10d::AllreduceOptions{op})->wait();
 }

@@ -14,7 +14,7 @@ namespace {
 class JoinCounter : public ranktest::DistributedTest {
  public:
   static ranktest::TestOptions testOptions() {
-    return {.world_sizes = {2, 3, 4}};
+    return {.world_sizes = {2, 3, 4}, .any_world_size_from = 2};
   }
 
  protected:

@@ -18,7 +18,9 @@ namespace ranktest {
 // never returns; in the parent it returns normally.
 void init(int* argc, char** argv);
 
-// RUN_ALL_TESTS(), for symmetry with init().
+// RUN_ALL_TESTS(), for symmetry with init(). After SIGINT or SIGTERM (the
+// running test fails as interrupted, the rest are skipped, the XML is
+// written) it returns 128 + the signal's number: 130 or 143.
 int runAllTests();
 
 }  // namespace ranktest

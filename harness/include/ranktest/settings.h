@@ -12,6 +12,9 @@
 //   RANKTEST_VERBOSE       1: stream every rank's output live
 //   RANKTEST_DEBUG_RANK    r: rank r waits for a debugger before its body
 //   RANKTEST_OUTPUT_LINES  lines of output kept per rank for reports (60)
+//
+// WORLD_SIZE and BACKEND choose the matrix cell that runs; they never rename
+// tests (see internal/instance_plan.h).
 
 #include <chrono>
 #include <optional>
@@ -32,6 +35,9 @@ struct Settings {
   bool verbose = false;
   std::optional<int> debug_rank;
   std::size_t output_lines = 60;
+  // The process only lists tests (--gtest_list_tests), read from the command
+  // line itself: tests register before main() runs.
+  bool listing_tests = false;
   // Non-empty when a variable holds a value we cannot use; every distributed
   // test then fails with this message instead of guessing.
   std::string error;

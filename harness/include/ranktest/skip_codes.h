@@ -33,6 +33,10 @@ enum class SkipCode : int {
 // Exit code of a rank whose body failed (PyTorch's TEST_ERROR_EXIT_CODE).
 inline constexpr int kTestErrorExitCode = 10;
 
+// Exit code of a rank that could not put its descriptors in place (before
+// its body ran; e.g. RLIMIT_NOFILE too low). It printed the reason.
+inline constexpr int kRankSetupExitCode = 71;
+
 // The skip code for "needs at least `gpus` GPUs" (1..8; more maps to 8's).
 SkipCode skipCodeForGpus(int gpus);
 

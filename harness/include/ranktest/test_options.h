@@ -47,7 +47,13 @@ using Requirement = std::function<std::optional<Skip>(const LaunchConditions&)>;
 // Options of a fixture (its static testOptions()) and, through traits, of one
 // test. Environment variables override them (see README).
 struct TestOptions {
+  // The world sizes at which the test's assertions hold; one instance each,
+  // named <backend>_ws<N>. Under WORLD_SIZE=n, a test declared at n runs at
+  // n and is skipped otherwise, with a reason naming these sizes.
   std::vector<int> world_sizes{2};
+  // Set when the assertions hold at every world size >= this value: a forced
+  // WORLD_SIZE=n >= it then runs the test at n even if n is not listed above.
+  std::optional<int> any_world_size_from;
   StartMethod start_method = StartMethod::kFork;
   StoreKind store = StoreKind::kFile;
   // Deadline of one test instance; unset means RANKTEST_TIMEOUT or 60 s.
@@ -63,7 +69,10 @@ struct TestTrait {
   std::function<void(TestOptions&)> apply;
 };
 
+// The test holds at exactly these sizes (clears a fixture's anyWorldSize).
 TestTrait worldSizes(std::vector<int> sizes);
+// The test holds at any world size >= `smallest` (see any_world_size_from).
+TestTrait anyWorldSize(int smallest = 2);
 TestTrait timeout(std::chrono::milliseconds deadline);
 TestTrait startMethod(StartMethod method);
 TestTrait store(StoreKind kind);

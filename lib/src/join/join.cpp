@@ -58,7 +58,8 @@ std::string joinedNames(const std::vector<std::string>& names) {
 
 }  // namespace
 
-Join::Join(std::vector<Joinable*> joinables, JoinOptions options, JoinArgs args)
+Join::Join(std::vector<Joinable*> joinables, JoinOptions options,
+           const JoinArgs& args)
     : joinables_(std::move(joinables)),
       options_(options),
       device_(c10::kCPU),

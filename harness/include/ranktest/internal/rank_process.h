@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +45,9 @@ class RankProcess {
 
   // Sends `signal_number` to the rank (not its group).
   void signal(int signal_number) const;
+  // Waits at most `limit` for the rank to be stopped (SIGSTOP); true if it
+  // is. Leaves its wait status to pollExit().
+  bool waitUntilStopped(std::chrono::milliseconds limit) const;
   // SIGKILLs the rank's process group and reaps the rank.
   void kill();
   // Closes the reading ends (after the parent drained them).

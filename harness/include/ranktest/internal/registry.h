@@ -4,6 +4,7 @@
 // that a spawned rank or a reused worker can find the body it must run.
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct TestInstance {
   std::chrono::milliseconds timeout{0};
   bool reuse_processes = false;
   std::vector<Requirement> requirements;
+  // Why the run's WORLD_SIZE or BACKEND skips this instance (unset: it runs).
+  std::optional<Skip> deselected;
   FixtureFactory factory;
 
   std::string fullName() const { return suite + "." + name; }

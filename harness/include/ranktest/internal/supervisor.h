@@ -3,6 +3,7 @@
 // The parent's wait on the ranks of one test: reads their output and records,
 // stops the others at the first failing rank, and at the deadline asks the
 // ranks still running for their stacks, waits a short grace, and kills them.
+// SIGINT or SIGTERM (interrupt.h) stop every rank at once.
 
 #include <chrono>
 #include <vector>
@@ -30,6 +31,7 @@ struct SuperviseResult {
   std::chrono::milliseconds elapsed{0};
   bool timed_out = false;
   bool deadline_lifted = false;  // a rank waited for a debugger
+  int interrupted_by = 0;  // SIGINT or SIGTERM: the ranks were stopped for it
 };
 
 SuperviseResult supervise(const std::vector<RankProcess*>& ranks,

@@ -1,7 +1,8 @@
 #pragma once
 
 // Turns the ranks' reports into one gtest outcome: passed; skipped when every
-// rank skipped alike; otherwise failed, with one failure per failing rank.
+// rank skipped alike; otherwise failed, with one failure per failing rank (and
+// one for an interrupt or a timeout).
 
 #include <string>
 #include <vector>

@@ -45,7 +45,7 @@ class Join {
   // joinables on different process groups or devices, and for an argument
   // that no joinable reads. The joinables must outlive the Join.
   Join(std::vector<Joinable*> joinables, JoinOptions options = {},
-       JoinArgs args = {});
+       const JoinArgs& args = {});
   // Does not run the join loop (it communicates and may throw): a Join left
   // by an exception just resets its joinables' configs.
   ~Join();
@@ -61,8 +61,8 @@ class Join {
   // the loop propagates without the join loop.
   template <typename Loop>
   static void run(std::vector<Joinable*> joinables, JoinOptions options,
-                  JoinArgs args, Loop&& training_loop) {
-    Join join(std::move(joinables), options, std::move(args));
+                  const JoinArgs& args, Loop&& training_loop) {
+    Join join(std::move(joinables), options, args);
     training_loop();
     join.finish();
   }
