@@ -17,17 +17,30 @@ constexpr int kRows = 6;
 
 DdpMlp::DdpMlp(const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank,
                distalgo::ddp::CommHook hook)
-    : rank_(rank), model_(fixtures::makeMlp(/*seed=*/1)) {
+    : DdpMlp(pg, rank, std::move(hook),
+             {.name = "mlp",
+              .make = &fixtures::makeMlp,
+              .inputs = fixtures::kMlpInputs,
+              .outputs = fixtures::kMlpOutputs,
+              .buckets = 1}) {}
+
+DdpMlp::DdpMlp(const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank,
+               distalgo::ddp::CommHook hook,
+               const fixtures::BucketedModel& model)
+    : rank_(rank), features_(model.inputs), model_(model.make(/*seed=*/1)) {
   ddp_ = std::make_unique<
-      distalgo::ddp::DistributedDataParallel<torch::nn::Sequential>>(model_,
-                                                                     pg);
+      distalgo::ddp::DistributedDataParallel<torch::nn::Sequential>>(
+      model_, pg,
+      distalgo::ddp::DdpOptions{
+          .bucket_cap_mb = model.bucket_cap_mb,
+          .first_bucket_cap_bytes = model.first_bucket_cap_bytes});
   if (hook) ddp_->registerCommHook(std::move(hook));
 }
 
 void DdpMlp::backward(int step) {
   distalgo::ddp::zeroGradients(*model_);
-  const auto b = fixtures::rankBatch(step, rank_, kRows, fixtures::kMlpInputs,
-                                     fixtures::kMlpOutputs);
+  const auto b =
+      fixtures::rankBatch(step, rank_, kRows, features_, fixtures::kMlpOutputs);
   torch::nn::functional::mse_loss(ddp_->forward(b.input), b.target).backward();
 }
 

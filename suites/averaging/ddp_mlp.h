@@ -1,7 +1,8 @@
 #pragma once
 
-// One rank's MLP (fixtures::makeMlp, seed 1) under DDP, trained on
-// fixtures::rankBatch: the model the post-local SGD tests train.
+// One rank's MLP (fixtures::makeMlp, seed 1; or a model of several buckets)
+// under DDP, trained on fixtures::rankBatch: the model the post-local SGD
+// tests train.
 
 #include <torch/nn/modules/container/sequential.h>
 
@@ -11,6 +12,7 @@
 
 #include "distalgo/ddp/comm_hook.h"
 #include "distalgo/ddp/distributed_data_parallel.h"
+#include "fixtures/bucketed_models.h"
 
 namespace averaging_suite {
 
@@ -20,6 +22,9 @@ class DdpMlp {
   // allreduce.
   DdpMlp(const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank,
          distalgo::ddp::CommHook hook = {});
+  // The same for a model of several buckets, at its caps.
+  DdpMlp(const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank,
+         distalgo::ddp::CommHook hook, const fixtures::BucketedModel& model);
 
   // Zeroes the gradients, then forward and backward on the batch of `step`.
   void backward(int step);
@@ -31,6 +36,7 @@ class DdpMlp {
 
  private:
   int rank_;
+  int features_;
   torch::nn::Sequential model_;
   std::unique_ptr<distalgo::ddp::DistributedDataParallel<torch::nn::Sequential>>
       ddp_;

@@ -6,6 +6,7 @@
 #include <torch/nn/modules/linear.h>
 
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -74,12 +75,16 @@ class AveragingPostLocalSgdHook : public ranktest::DistributedTest {
   static ranktest::TestOptions testOptions() { return {.world_sizes = {2, 4}}; }
 };
 
-RANKTEST_F(AveragingPostLocalSgdHook, BeforeStartEqualsReferenceDdpExactly) {
+// Before the start: plain DDP, bit for bit, in one bucket or several.
+void expectReferenceDdpBeforeStart(
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
+    const c10::intrusive_ptr<c10d::Store>& store, int rank,
+    const std::function<DdpMlp(distalgo::ddp::CommHook)>& build) {
   constexpr int kSteps = 5;
   auto state = std::make_shared<PostLocalSgdState>(
       PostLocalSgdOptions{.start_local_sgd_iter = kSteps});
-  DdpMlp hooked(pg(), rank(), postLocalSgdHook(state, pg(), store()));
-  DdpMlp reference(pg(), rank());
+  DdpMlp hooked = build(postLocalSgdHook(state, pg, store));
+  DdpMlp reference = build({});
   for (int step = 0; step < kSteps; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
     EXPECT_FALSE(state->localSgdStarted());
@@ -94,6 +99,22 @@ RANKTEST_F(AveragingPostLocalSgdHook, BeforeStartEqualsReferenceDdpExactly) {
   }
   EXPECT_TRUE(state->localSgdStarted());
   EXPECT_FALSE(state->subgroupCreated());
+}
+
+RANKTEST_F(AveragingPostLocalSgdHook, BeforeStartEqualsReferenceDdpExactly) {
+  expectReferenceDdpBeforeStart(pg(), store(), rank(), [&](auto hook) {
+    return DdpMlp(pg(), rank(), std::move(hook));
+  });
+}
+
+RANKTEST_F(AveragingPostLocalSgdHook,
+           BeforeStartEqualsReferenceDdpExactlyInSeveralBuckets) {
+  for (const auto& model : fixtures::bucketedModels()) {
+    SCOPED_TRACE(model.name);
+    expectReferenceDdpBeforeStart(pg(), store(), rank(), [&](auto hook) {
+      return DdpMlp(pg(), rank(), std::move(hook), model);
+    });
+  }
 }
 
 RANKTEST_F(AveragingPostLocalSgdHook, AfterStartAveragesWithinSubgroupOnly,

@@ -83,7 +83,8 @@ RANKTEST_F(CommHookApi, Fp16WrapperOfAllreduceEqualsFp16HookExactly) {
 // parameter and shaped like it, and the last bucket says so.
 RANKTEST_F(CommHookApi, BucketShowsItsGradientsAndParameters) {
   auto model = fixtures::makeMlp(/*seed=*/1);
-  // One bucket per parameter, so that there are several.
+  // One bucket per parameter, so that there are several, once the first
+  // iteration (one bucket of every gradient, as in PyTorch) has passed.
   DistributedDataParallel ddp(
       model, pg(), {.bucket_cap_mb = 1e-6, .first_bucket_cap_bytes = 1});
   std::vector<std::size_t> indices;
@@ -105,6 +106,11 @@ RANKTEST_F(CommHookApi, BucketShowsItsGradientsAndParameters) {
         return allreduce(bucket);
       },
       "inspecting");
+  loss(ddp).backward();
+  ASSERT_EQ(indices, std::vector<std::size_t>{0});
+  EXPECT_EQ(last, std::vector<bool>{true});
+  indices.clear();
+  last.clear();
   loss(ddp).backward();
   const std::size_t buckets = model->parameters().size();
   ASSERT_EQ(indices.size(), buckets);

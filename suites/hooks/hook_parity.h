@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "distalgo/ddp/comm_hook.h"
+#include "fixtures/bucketed_models.h"
 #include "ranktest/ranktest.h"
 
 namespace hookparity {
@@ -74,14 +75,28 @@ struct Run {
   std::vector<double> losses;
 };
 
-// Trains the fixture MLP for `steps` through DDP on `pg`, with the hook that
-// `make` builds (none: reference DDP), on this rank's data.
-Run trainMlp(const Group& pg, int rank, int steps, double learning_rate,
-             const std::function<distalgo::ddp::CommHook(Group)>& make);
+using MakeHook = std::function<distalgo::ddp::CommHook(Group)>;
+
+// Trains `model` for `steps` through DDP at its bucket caps on `pg`, with the
+// hook that `make` builds (none: reference DDP), on this rank's data.
+Run trainModel(const fixtures::BucketedModel& model, const Group& pg, int rank,
+               int steps, double learning_rate, const MakeHook& make);
 // The same model trained alone on this rank's data (no DDP).
+Run trainModelAlone(const fixtures::BucketedModel& model, int rank, int steps,
+                    double learning_rate);
+// The fixture MLP at DDP's default caps: one bucket.
+fixtures::BucketedModel oneBucketMlp();
+// trainModel and trainModelAlone on it.
+Run trainMlp(const Group& pg, int rank, int steps, double learning_rate,
+             const MakeHook& make);
 Run trainMlpAlone(int rank, int steps, double learning_rate);
 // The fixture MLP's parameters (for traffic predictions).
 std::vector<at::Tensor> mlpParameters();
+
+// The largest difference between two runs' parameters.
+double distance(const Run& a, const Run& b);
+// Whether every rank of `pg` holds rank 0's `tensors`.
+bool sameOnEveryRank(const Group& pg, const std::vector<at::Tensor>& tensors);
 
 // The elements of all `tensors` together (e.g. of a one-bucket model).
 inline std::int64_t numelOf(const std::vector<at::Tensor>& tensors) {

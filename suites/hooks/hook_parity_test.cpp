@@ -19,29 +19,33 @@ double largestDifference(const at::Tensor& a, const at::Tensor& b) {
   return (a - b).abs().max().item<double>();
 }
 
-RANKTEST_P(CommHookParity, MatchesReferenceDdp) {
-  const auto& row = param();
+// Trains `model` with and without the row's hook and compares as the row
+// says.
+void expectParity(const hookparity::HookCase& row,
+                  const fixtures::BucketedModel& model,
+                  const hookparity::Group& pg, int rank, int world_size) {
   const auto reference =
-      hookparity::trainMlp(pg(), rank(), row.steps, row.learning_rate, {});
-  const auto hooked = hookparity::trainMlp(pg(), rank(), row.steps,
-                                           row.learning_rate, row.make);
-  const auto& expected =
-      row.parity.kind == Parity::Kind::kLocal
-          ? hookparity::trainMlpAlone(rank(), row.steps, row.learning_rate)
-                .parameters
-          : reference.parameters;
+      hookparity::trainModel(model, pg, rank, row.steps, row.learning_rate, {});
+  const auto hooked = hookparity::trainModel(model, pg, rank, row.steps,
+                                             row.learning_rate, row.make);
+  const auto& expected = row.parity.kind == Parity::Kind::kLocal
+                             ? hookparity::trainModelAlone(
+                                   model, rank, row.steps, row.learning_rate)
+                                   .parameters
+                             : reference.parameters;
   ASSERT_EQ(hooked.parameters.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const at::Tensor& actual = hooked.parameters[i];
     const std::string where =
-        "parameter " + std::to_string(i) + ", largest difference " +
+        model.name + ", parameter " + std::to_string(i) +
+        ", largest difference " +
         std::to_string(largestDifference(actual, expected[i]));
     switch (row.parity.kind) {
       case Parity::Kind::kExact:
         // Dividing by a power of two is exact, so where the division happens
         // cannot matter; by 3 it rounds, in the reducer and in a hook alike
         // but at different places.
-        if (isPowerOfTwo(worldSize())) {
+        if (isPowerOfTwo(world_size)) {
           EXPECT_TRUE(at::equal(actual, expected[i])) << where;
         } else {
           EXPECT_TRUE(at::allclose(actual, expected[i], 1e-6, 1e-7)) << where;
@@ -59,8 +63,19 @@ RANKTEST_P(CommHookParity, MatchesReferenceDdp) {
   }
   if (row.parity.kind == Parity::Kind::kConverges) {
     EXPECT_LT(hooked.losses.back(), hooked.losses.front())
-        << "the loss did not fall over " << row.steps << " steps";
+        << model.name << ": the loss did not fall over " << row.steps
+        << " steps";
   }
+}
+
+RANKTEST_P(CommHookParity, MatchesReferenceDdp) {
+  expectParity(param(), hookparity::oneBucketMlp(), pg(), rank(), worldSize());
+}
+
+// The fixture MLP in three buckets: every hook's collectives for several
+// buckets in flight at once, in the same order on every rank.
+RANKTEST_P(CommHookParity, MatchesReferenceDdpInThreeBuckets) {
+  expectParity(param(), fixtures::smallCapMlp(), pg(), rank(), worldSize());
 }
 
 RANKTEST_P(CommHookParity, SendsThePredictedBytes) {

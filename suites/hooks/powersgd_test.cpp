@@ -32,32 +32,13 @@ class CommHookPowerSgd : public ranktest::DistributedTest {
   hookparity::Run train(const std::shared_ptr<PowerSgdState>& state, int steps,
                         bool batched = false) {
     return hookparity::trainMlp(
-        pg(), rank(), steps, kLearningRate, [&](hookparity::Group) {
+        pg(), rank(), steps, kLearningRate, [&](const hookparity::Group&) {
           return batched ? distalgo::hooks::batchedPowerSgdHook(state)
                          : distalgo::hooks::powerSgdHook(state);
         });
   }
   std::shared_ptr<PowerSgdState> makeState(PowerSgdOptions options) {
     return std::make_shared<PowerSgdState>(pg(), options);
-  }
-  // Largest difference between two runs' parameters.
-  static double distance(const hookparity::Run& a, const hookparity::Run& b) {
-    double largest = 0;
-    for (std::size_t i = 0; i < a.parameters.size(); ++i) {
-      largest = std::max(
-          largest,
-          (a.parameters[i] - b.parameters[i]).abs().max().item<double>());
-    }
-    return largest;
-  }
-  // Whether every rank holds the same `tensors` as rank 0.
-  bool sameOnEveryRank(const std::vector<at::Tensor>& tensors) {
-    for (const at::Tensor& tensor : tensors) {
-      std::vector<at::Tensor> root{tensor.clone()};
-      pg()->broadcast(root)->wait();
-      if (!at::equal(root[0], tensor)) return false;
-    }
-    return true;
   }
 };
 
@@ -98,8 +79,10 @@ RANKTEST_F(CommHookPowerSgd, ErrorFeedbackStaysCloserToReference) {
   auto with_feedback = makeState({.start_iteration = 2});
   auto without_feedback =
       makeState({.start_iteration = 2, .use_error_feedback = false});
-  const double fed_back = distance(train(with_feedback, kSteps), reference);
-  const double lost = distance(train(without_feedback, kSteps), reference);
+  const double fed_back =
+      hookparity::distance(train(with_feedback, kSteps), reference);
+  const double lost =
+      hookparity::distance(train(without_feedback, kSteps), reference);
   EXPECT_LT(fed_back, lost);
   EXPECT_TRUE(with_feedback->error(0).defined());
   EXPECT_FALSE(without_feedback->error(0).defined());
@@ -117,7 +100,7 @@ RANKTEST_F(CommHookPowerSgd, WarmStartReusesQ) {
   EXPECT_FALSE(cold->lowRankMemory(0).second.defined());
   EXPECT_EQ(warm->nextSeed(), 398764591u);  // numpy's second draw
   EXPECT_EQ(cold->nextSeed(), 404868288u);  // numpy's fourth draw
-  EXPECT_GT(distance(warm_run, cold_run), 0);
+  EXPECT_GT(hookparity::distance(warm_run, cold_run), 0);
 }
 
 // Compression rate so high nothing qualifies: exactly the allreduce hook
@@ -148,7 +131,7 @@ RANKTEST_F(CommHookPowerSgd, CompressedTrainingAgreesOnEveryRank,
     auto state =
         makeState({.matrix_approximation_rank = 2, .start_iteration = 2});
     const auto run = train(state, 18, batched);
-    EXPECT_TRUE(sameOnEveryRank(run.parameters))
+    EXPECT_TRUE(hookparity::sameOnEveryRank(pg(), run.parameters))
         << (batched ? "batched" : "layer-wise");
     EXPECT_LT(run.losses.back(), run.losses.front());
   }

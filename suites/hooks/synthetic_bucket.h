@@ -17,7 +17,7 @@ class SyntheticBucket {
  public:
   // `buffer` holds the gradients of `shapes` back to back; the bucket is
   // the only one, hence the last, of its iteration.
-  SyntheticBucket(at::Tensor buffer,
+  SyntheticBucket(const at::Tensor& buffer,
                   std::vector<std::vector<std::int64_t>> shapes)
       : shapes_(std::move(shapes)),
         c10d_(0, 1, buffer, offsets(), lengths(), sizes(), {}),

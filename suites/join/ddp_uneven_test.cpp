@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "distalgo/ddp/distributed_data_parallel.h"
@@ -16,6 +17,7 @@
 #include "distalgo/hooks/fp16_compress.h"
 #include "distalgo/hooks/powersgd.h"
 #include "distalgo/hooks/quantization.h"
+#include "fixtures/bucketed_models.h"
 #include "fixtures/models.h"
 #include "fixtures/rank_data.h"
 #include "fixtures/replay.h"
@@ -49,6 +51,7 @@ struct UnevenCase {
   // last joiner and the order of joining change.
   bool reversed_offsets = false;
   int base_inputs = kBaseInputs;
+  int features = fixtures::kMlpInputs;  // of the model's input rows
 };
 
 torch::nn::Sequential makeUnused(std::uint64_t seed) {
@@ -65,8 +68,8 @@ class JoinDdp : public ranktest::DistributedTestWithParam<UnevenCase> {
   }
 
  protected:
-  static fixtures::Batch batch(int step, int rank) {
-    return fixtures::rankBatch(step, rank, kRows, fixtures::kMlpInputs,
+  fixtures::Batch batch(int step, int rank) const {
+    return fixtures::rankBatch(step, rank, kRows, param().features,
                                fixtures::kMlpOutputs);
   }
 
@@ -169,12 +172,20 @@ distalgo::hooks::PowerSgdOptions powerSgdFrom(std::int64_t start) {
           .warm_start = start > 1};
 }
 
-std::function<CommHook(Group)> powerSgd(std::int64_t start) {
-  return [start](Group pg) {
-    return distalgo::hooks::powerSgdHook(
-        std::make_shared<distalgo::hooks::PowerSgdState>(pg,
-                                                         powerSgdFrom(start)));
+std::function<CommHook(Group)> powerSgd(std::int64_t start,
+                                        bool batched = false) {
+  return [start, batched](const Group& pg) {
+    auto state = std::make_shared<distalgo::hooks::PowerSgdState>(
+        pg, powerSgdFrom(start));
+    return batched ? distalgo::hooks::batchedPowerSgdHook(state)
+                   : distalgo::hooks::powerSgdHook(state);
   };
+}
+
+// DDP options at a bucketed model's caps.
+DdpOptions capsOf(const fixtures::BucketedModel& model) {
+  return {.bucket_cap_mb = model.bucket_cap_mb,
+          .first_bucket_cap_bytes = model.first_bucket_cap_bytes};
 }
 
 // Rounding of up to six steps' gradients to float16 (11 significant bits),
@@ -220,27 +231,36 @@ const std::vector<UnevenCase> kUnevenCases = {
     // A hook divides by the initial world size itself.
     {.name = "allreduce_hook",
      .make = &fixtures::makeMlp,
-     .hook = [](Group pg) { return distalgo::hooks::allreduceHook(pg); }},
+     .hook =
+         [](Group pg) {
+           return distalgo::hooks::allreduceHook(std::move(pg));
+         }},
     {.name = "fp16_compress_hook",
      .make = &fixtures::makeMlp,
-     .hook = [](Group pg) { return distalgo::hooks::fp16CompressHook(pg); },
+     .hook =
+         [](Group pg) {
+           return distalgo::hooks::fp16CompressHook(std::move(pg));
+         },
      .tolerance = kFp16Tolerance},
     {.name = "bf16_compress_hook",
      .make = &fixtures::makeMlp,
-     .hook = [](Group pg) { return distalgo::hooks::bf16CompressHook(pg); },
+     .hook =
+         [](Group pg) {
+           return distalgo::hooks::bf16CompressHook(std::move(pg));
+         },
      .tolerance = kBf16Tolerance},
     {.name = "quantization_per_tensor_hook",
      .make = &fixtures::makeMlp,
      .hook =
          [](Group pg) {
-           return distalgo::hooks::quantizationPerTensorHook(pg);
+           return distalgo::hooks::quantizationPerTensorHook(std::move(pg));
          },
      .tolerance = kQuantizationTolerance},
     {.name = "quantization_per_channel_hook",
      .make = &fixtures::makeMlp,
      .hook =
          [](Group pg) {
-           return distalgo::hooks::quantizationPerChannelHook(pg);
+           return distalgo::hooks::quantizationPerChannelHook(std::move(pg));
          },
      .tolerance = kQuantizationTolerance},
     {.name = "powersgd_before_start",
@@ -252,6 +272,44 @@ const std::vector<UnevenCase> kUnevenCases = {
      .make = &fixtures::makeMlp,
      .hook = powerSgd(1),
      .tolerance = -1},
+    // Several buckets (fixtures/bucketed_models.h): the joined ranks' zero
+    // buckets go through the hook's chains of collectives in the training
+    // ranks' order.
+    {.name = "three_buckets",
+     .make = &fixtures::makeMlp,
+     .options = capsOf(fixtures::smallCapMlp())},
+    {.name = "three_buckets_fp16_compress_hook",
+     .make = &fixtures::makeMlp,
+     .options = capsOf(fixtures::smallCapMlp()),
+     .hook =
+         [](Group pg) {
+           return distalgo::hooks::fp16CompressHook(std::move(pg));
+         },
+     .tolerance = kFp16Tolerance},
+    {.name = "three_buckets_powersgd_compressing",
+     .make = &fixtures::makeMlp,
+     .options = capsOf(fixtures::smallCapMlp()),
+     .hook = powerSgd(1),
+     .tolerance = -1},
+    {.name = "three_buckets_batched_powersgd_compressing",
+     .make = &fixtures::makeMlp,
+     .options = capsOf(fixtures::smallCapMlp()),
+     .hook = powerSgd(1, /*batched=*/true),
+     .tolerance = -1},
+    {.name = "deep_mlp_default_caps",
+     .make = &fixtures::makeDeepReluMlp,
+     .options = capsOf(fixtures::deepMlp()),
+     .features = fixtures::deepMlp().inputs},
+    {.name = "deep_mlp_powersgd_compressing",
+     .make = &fixtures::makeDeepReluMlp,
+     .options = capsOf(fixtures::deepMlp()),
+     .hook = powerSgd(1),
+     .tolerance = -1,
+     .features = fixtures::deepMlp().inputs},
+    {.name = "wide_convnet_default_caps",
+     .make = &fixtures::makeWideConvNet,
+     .options = capsOf(fixtures::wideConvNet()),
+     .features = fixtures::wideConvNet().inputs},
 };
 RANKTEST_INSTANTIATE_P(JoinDdp, kUnevenCases);
 

@@ -17,6 +17,7 @@
 #include "distalgo/ddp/distributed_data_parallel.h"
 #include "distalgo/hooks/default_hooks.h"
 #include "distalgo/hooks/fp16_compress.h"
+#include "distalgo/hooks/powersgd.h"
 #include "distalgo/join/join.h"
 #include "distalgo/zero/state_bytes.h"
 #include "distalgo/zero/zero_redundancy_optimizer.h"
@@ -51,7 +52,7 @@ struct BucketCap {
 const std::vector<BucketCap> kCaps = {
     {"a bucket per parameter", 0, 0, 4},
     {"300-byte buckets", 300.0 / (1024 * 1024), 300, 2},
-    {"one bucket", 25, 1024 * 1024, 1}};
+    {"one bucket", 25, std::size_t{1024} * 1024, 1}};
 
 // The MLP with DDP and a ZeRO over twoGroups(), training on the same batches.
 struct Trainer {
@@ -250,6 +251,31 @@ RANKTEST_F(ZeroOverlap, WrapsAnyHookFp16Compress) {
     expectParity(hook, /*shard=*/true, optimizerCases()[0], kCaps[1],
                  /*tolerance=*/0,
                  [&] { return distalgo::hooks::fp16CompressHook(pg()); });
+  }
+}
+
+// PowerSGD over several buckets: its chains of collectives (P, then Q, from
+// callbacks) and ZeRO's broadcasts in one order on every rank. Both sides
+// compress alike from iteration 2 (the same seed), so parity is exact.
+RANKTEST_F(ZeroOverlap, WrapsPowerSgdOverSeveralBuckets,
+           ranktest::worldSizes({2, 3, 4})) {
+  for (const bool batched : {false, true}) {
+    for (const Hook hook : {Hook::kAfterLastBucket, Hook::kInterleaved}) {
+      for (const auto& cap : {kCaps[0], kCaps[1]}) {
+        SCOPED_TRACE(traceOf(hook, /*shard=*/true, cap, optimizerCases()[0]) +
+                     (batched ? ", batched PowerSGD" : ", PowerSGD"));
+        expectParity(
+            hook, /*shard=*/true, optimizerCases()[0], cap,
+            /*tolerance=*/0, [&] {
+              auto state = std::make_shared<distalgo::hooks::PowerSgdState>(
+                  pg(),
+                  distalgo::hooks::PowerSgdOptions{
+                      .matrix_approximation_rank = 1, .start_iteration = 2});
+              return batched ? distalgo::hooks::batchedPowerSgdHook(state)
+                             : distalgo::hooks::powerSgdHook(state);
+            });
+      }
+    }
   }
 }
 

@@ -4,6 +4,8 @@
 #include <ATen/ops/full.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <torch/csrc/distributed/c10d/comm.hpp>
@@ -17,7 +19,7 @@ namespace distalgo::ddp::internal {
 namespace {
 
 // PyTorch's _sync_module_states bucket.
-constexpr std::size_t kBroadcastBucketBytes = 250u * 1024 * 1024;
+constexpr std::size_t kBroadcastBucketBytes = std::size_t{250} * 1024 * 1024;
 
 std::unordered_map<std::size_t, std::string> indexed(
     const std::vector<std::string>& names) {
@@ -33,6 +35,22 @@ void checkOptions(const DdpOptions& options) {
         "distalgo::DistributedDataParallel: bucket_cap_mb must be >= 0, got " +
         std::to_string(options.bucket_cap_mb));
   }
+}
+
+// The bucket size limits of the first iteration, as PyTorch chooses them:
+// registration order need not be the order gradients arrive in, so when the
+// reducer rebuilds its buckets after the first iteration (in arrival order,
+// with the real limits) the first has one bucket of unlimited size. Only a
+// dynamic graph with unused parameters never rebuilds and starts with the
+// real limits.
+std::vector<std::size_t> firstIterationLimits(const DdpOptions& options,
+                                              std::size_t bucket_cap_bytes) {
+  const bool rebuilds = options.static_graph || !options.find_unused_parameters;
+  if (rebuilds) {
+    // PyTorch's sys.maxsize.
+    return {static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())};
+  }
+  return {options.first_bucket_cap_bytes, bucket_cap_bytes};
 }
 
 }  // namespace
@@ -66,7 +84,7 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
       static_cast<std::size_t>(options_.bucket_cap_mb * 1024 * 1024);
   const std::vector<bool> expect_sparse(parameters_.size(), false);
   auto [bucket_indices, size_limits] = c10d::compute_bucket_assignment_by_size(
-      parameters_, {options_.first_bucket_cap_bytes, bucket_cap_bytes},
+      parameters_, firstIterationLimits(options_, bucket_cap_bytes),
       expect_sparse);
   // Buckets are reduced in reverse order of the parameters, as gradients
   // become ready in backward (PyTorch reverses them alike).
@@ -111,7 +129,7 @@ void DdpCore::claimHookSlot(const std::string& name) {
 void DdpCore::registerCommHook(CommHook hook, std::string name) {
   claimHookSlot(name);
   reducer_->register_comm_hook(
-      adaptCommHook(std::move(hook), name, pg_->getRank()));
+      adaptCommHook(std::move(hook), std::move(name), pg_->getRank()));
 }
 
 void DdpCore::registerBuiltinCommHook(c10d::BuiltinCommHookType type) {

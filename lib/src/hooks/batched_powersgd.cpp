@@ -27,7 +27,22 @@ struct BatchedStep {
   at::Tensor p, q;        // side x r
 };
 
-c10::intrusive_ptr<Future> compress(std::shared_ptr<PowerSgdState> state,
+// From the summed Q: the low-rank approximation P Q^T, into the bucket.
+at::Tensor decompress(BatchedStep& step, Future& q_done, std::int64_t length) {
+  PowerSgdState& state = *step.state;
+  internal::reducedInto(q_done, step.q).div_(state.processGroup()->getSize());
+  at::matmul_out(step.matrix, step.p, step.q.t());
+  if (state.options().use_error_feedback) {
+    state.setError(step.index, step.input_copy - step.padded);
+  }
+  if (!state.options().warm_start) state.clearLowRankMemory();
+  step.buffer.copy_(step.padded.narrow(0, 0, length));
+  state.maybeIncreaseIteration(step.is_last);
+  return step.buffer;
+}
+
+c10::intrusive_ptr<Future> compress(const std::shared_ptr<PowerSgdState>& state,
+                                    internal::IssueOrder& order,
                                     ddp::GradBucket& bucket) {
   auto step = std::make_shared<BatchedStep>();
   step->state = state;
@@ -71,32 +86,26 @@ c10::intrusive_ptr<Future> compress(std::shared_ptr<PowerSgdState> state,
   internal::orthogonalize(step->q.unsqueeze(0), epsilon);
   at::matmul_out(step->p, step->matrix, step->q);
 
-  auto& pg = *state->processGroup();
-  return internal::allreduceAsync(pg, step->p)
-      ->thenAsync(
-          [step, epsilon](Future& done) {
-            internal::reducedInto(done, step->p);
-            internal::orthogonalize(step->p.unsqueeze(0), epsilon);
-            at::matmul_out(step->q, step->matrix.t(), step->p);
-            return internal::allreduceAsync(*step->state->processGroup(),
-                                            step->q);
-          },
-          c10::ListType::ofTensors())
-      ->then(
-          [step, length](Future& done) {
-            PowerSgdState& state = *step->state;
-            internal::reducedInto(done, step->q)
-                .div_(state.processGroup()->getSize());
-            at::matmul_out(step->matrix, step->p, step->q.t());
-            if (state.options().use_error_feedback) {
-              state.setError(step->index, step->input_copy - step->padded);
-            }
-            if (!state.options().warm_start) state.clearLowRankMemory();
-            step->buffer.copy_(step->padded.narrow(0, 0, length));
-            state.maybeIncreaseIteration(step->is_last);
-            return c10::IValue(step->buffer);
-          },
-          c10::TensorType::get());
+  // Sum P, then Q once P is in; the chain starts after the previous
+  // bucket's has issued.
+  return internal::appendTwoRounds(
+      order,
+      [step] {
+        return internal::allreduceAsync(*step->state->processGroup(), step->p);
+      },
+      [step, epsilon](Future& p_done) {
+        internal::reducedInto(p_done, step->p);
+        internal::orthogonalize(step->p.unsqueeze(0), epsilon);
+        at::matmul_out(step->q, step->matrix.t(), step->p);
+        return internal::allreduceAsync(*step->state->processGroup(), step->q);
+      },
+      [step, length](const c10::intrusive_ptr<Future>& q_reduced) {
+        return q_reduced->then(
+            [step, length](Future& q_done) {
+              return c10::IValue(decompress(*step, q_done, length));
+            },
+            c10::TensorType::get());
+      });
 }
 
 }  // namespace

@@ -37,6 +37,8 @@ struct LayerwiseStep {
   std::vector<at::Tensor> batches, ps, qs;
   std::vector<const ShapeGroup*> stacked;  // the group of each batch if stacked
   at::Tensor p_memory, q_memory;
+  // The uncompressed gradients' sum, unpacked into the bucket.
+  c10::intrusive_ptr<Future> unpacked;
 };
 
 // Sorts the bucket's gradients into those to compress (grouped by shape) and
@@ -118,7 +120,52 @@ void initializeQs(LayerwiseStep& step, bool draw) {
   }
 }
 
-c10::intrusive_ptr<Future> compress(std::shared_ptr<PowerSgdState> state,
+// The uncompressed gradients' average, back into the bucket.
+void unpackUncompressed(LayerwiseStep& step, Future& done,
+                        const at::Tensor& uncompressed_memory) {
+  internal::reducedInto(done, uncompressed_memory)
+      .div_(step.state->processGroup()->getSize());
+  std::int64_t offset = 0;
+  for (const at::Tensor& t : step.uncompressed) {
+    t.copy_(uncompressed_memory.narrow(0, offset, t.numel()).view_as(t));
+    offset += t.numel();
+  }
+}
+
+// From the summed P: orthogonal P, then Q = M^T P, whose sum it starts.
+c10::intrusive_ptr<Future> allreduceQ(LayerwiseStep& step, Future& p_done) {
+  internal::reducedInto(p_done, step.p_memory);
+  const double epsilon = step.state->options().orthogonalization_epsilon;
+  for (const at::Tensor& p : step.ps) internal::orthogonalize(p, epsilon);
+  for (std::size_t i = 0; i < step.batches.size(); ++i) {
+    at::bmm_out(step.qs[i], step.batches[i].transpose(1, 2), step.ps[i]);
+  }
+  return internal::allreduceAsync(*step.state->processGroup(), step.q_memory);
+}
+
+// From the summed Q: the low-rank approximation P Q^T, into the bucket.
+at::Tensor decompress(LayerwiseStep& step, Future& q_done) {
+  PowerSgdState& state = *step.state;
+  internal::reducedInto(q_done, step.q_memory)
+      .div_(state.processGroup()->getSize());
+  for (std::size_t i = 0; i < step.batches.size(); ++i) {
+    at::bmm_out(step.batches[i], step.ps[i], step.qs[i].transpose(1, 2));
+    if (const ShapeGroup* group = step.stacked[i]) {
+      for (std::size_t j = 0; j < group->matrices.size(); ++j) {
+        group->matrices[j].copy_(step.batches[i][j]);
+      }
+    }
+  }
+  if (state.options().use_error_feedback) {
+    state.setError(step.index, step.input_copy - step.buffer);
+  }
+  if (!state.options().warm_start) state.clearLowRankMemory();
+  state.maybeIncreaseIteration(step.is_last);
+  return step.buffer;
+}
+
+c10::intrusive_ptr<Future> compress(const std::shared_ptr<PowerSgdState>& state,
+                                    internal::IssueOrder& order,
                                     ddp::GradBucket& bucket) {
   auto step = std::make_shared<LayerwiseStep>();
   step->state = state;
@@ -156,63 +203,38 @@ c10::intrusive_ptr<Future> compress(std::shared_ptr<PowerSgdState> state,
   for (const at::Tensor& t : step->uncompressed) flat.push_back(t.view(-1));
   at::Tensor uncompressed_memory =
       flat.empty() ? at::empty({0}, tensor_options) : at::cat(flat);
-  auto& pg = *state->processGroup();
-  const auto tensor_list = c10::ListType::ofTensors();
-  // Sum the uncompressed gradients, then P, then Q; each allreduce starts
-  // when the previous one is done, as in PyTorch.
-  return internal::allreduceAsync(pg, uncompressed_memory)
-      ->thenAsync(
-          [step, uncompressed_memory](Future& done) {
-            internal::reducedInto(done, uncompressed_memory)
-                .div_(step->state->processGroup()->getSize());
-            std::int64_t offset = 0;
-            for (const at::Tensor& t : step->uncompressed) {
-              t.copy_(
-                  uncompressed_memory.narrow(0, offset, t.numel()).view_as(t));
-              offset += t.numel();
-            }
-            return internal::allreduceAsync(*step->state->processGroup(),
-                                            step->p_memory);
-          },
-          tensor_list)
-      ->thenAsync(
-          [step](Future& done) {
-            internal::reducedInto(done, step->p_memory);
-            const double epsilon =
-                step->state->options().orthogonalization_epsilon;
-            for (const at::Tensor& p : step->ps) {
-              internal::orthogonalize(p, epsilon);
-            }
-            for (std::size_t i = 0; i < step->batches.size(); ++i) {
-              at::bmm_out(step->qs[i], step->batches[i].transpose(1, 2),
-                          step->ps[i]);
-            }
-            return internal::allreduceAsync(*step->state->processGroup(),
-                                            step->q_memory);
-          },
-          tensor_list)
-      ->then(
-          [step](Future& done) {
-            internal::reducedInto(done, step->q_memory)
-                .div_(step->state->processGroup()->getSize());
-            for (std::size_t i = 0; i < step->batches.size(); ++i) {
-              at::bmm_out(step->batches[i], step->ps[i],
-                          step->qs[i].transpose(1, 2));
-              if (const ShapeGroup* group = step->stacked[i]) {
-                for (std::size_t j = 0; j < group->matrices.size(); ++j) {
-                  group->matrices[j].copy_(step->batches[i][j]);
-                }
-              }
-            }
-            PowerSgdState& state = *step->state;
-            if (state.options().use_error_feedback) {
-              state.setError(step->index, step->input_copy - step->buffer);
-            }
-            if (!state.options().warm_start) state.clearLowRankMemory();
-            state.maybeIncreaseIteration(step->is_last);
-            return c10::IValue(step->buffer);
-          },
-          c10::TensorType::get());
+  // Sum the uncompressed gradients and P (computed already), then Q once P
+  // is in, after the previous bucket's chain has issued (issue_order.h).
+  return internal::appendTwoRounds(
+      order,
+      [step, uncompressed_memory] {
+        auto& pg = *step->state->processGroup();
+        step->unpacked =
+            internal::allreduceAsync(pg, uncompressed_memory)
+                ->then(
+                    [step, uncompressed_memory](Future& done) {
+                      unpackUncompressed(*step, done, uncompressed_memory);
+                      return c10::IValue();
+                    },
+                    c10::NoneType::get());
+        return internal::allreduceAsync(pg, step->p_memory);
+      },
+      [step](Future& p_done) { return allreduceQ(*step, p_done); },
+      [step](const c10::intrusive_ptr<Future>& q_reduced) {
+        // The bucket is done once both sums are in.
+        return step->unpacked
+            ->thenAsync(
+                [q_reduced](Future& unpacked) {
+                  unpacked.value();  // rethrows a failed sum
+                  return q_reduced;
+                },
+                c10::ListType::ofTensors())
+            ->then(
+                [step](Future& q_done) {
+                  return c10::IValue(decompress(*step, q_done));
+                },
+                c10::TensorType::get());
+      });
 }
 
 }  // namespace

@@ -7,10 +7,12 @@
 namespace distalgo::ddp {
 
 struct DdpOptions {
-  // Gradient bucket size; c10d's default is 25 MiB.
+  // Gradient bucket size; c10d's default is 25 MiB. As in PyTorch, the first
+  // iteration puts every gradient in one bucket unless find_unused_parameters
+  // is set without static_graph; the limits apply from the rebuild after it.
   double bucket_cap_mb = 25.0;
   // The first bucket is kept small so that its allreduce starts early.
-  std::size_t first_bucket_cap_bytes = 1024 * 1024;
+  std::size_t first_bucket_cap_bytes = std::size_t{1024} * 1024;
   // Traverse the autograd graph after forward to mark parameters that will
   // get no gradient this iteration.
   bool find_unused_parameters = false;

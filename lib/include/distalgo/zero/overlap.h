@@ -56,6 +56,7 @@ ddp::CommHook overlapHook(ddp::CommHook hook, const c10d::Reducer& reducer,
 // std::invalid_argument if `zero` lacks overlap_with_ddp or its group differs
 // from DDP's, std::logic_error if a hook already drives `zero`.
 template <typename Ddp>
+// NOLINTNEXTLINE(performance-unnecessary-value-param): moved below
 ddp::CommHook hookWithZeroStep(ddp::CommHook hook, Ddp& ddp,
                                ZeroRedundancyOptimizer& zero,
                                bool shard_buckets = false) {
@@ -74,6 +75,7 @@ ddp::CommHook hookWithZeroStep(ddp::CommHook hook, Ddp& ddp,
 // reduce(0), broadcasts(0), reduce(1), broadcasts(1), ... in that order. The
 // price: backward pauses at bucket b + 1 until bucket b is reduced.
 template <typename Ddp>
+// NOLINTNEXTLINE(performance-unnecessary-value-param): moved below
 ddp::CommHook hookWithZeroStepInterleaved(ddp::CommHook hook, Ddp& ddp,
                                           ZeroRedundancyOptimizer& zero,
                                           bool shard_buckets = false) {
