@@ -76,13 +76,28 @@ void expectSameParameters(const std::vector<at::Tensor>& actual,
 std::vector<at::Tensor> trainWithDdp(
     const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank, int steps,
     const std::function<StepFn(torch::nn::Sequential&)>& makeStep) {
-  auto model = fixtures::makeMlp(/*seed=*/1);
-  distalgo::ddp::DistributedDataParallel ddp(model, pg);
+  return trainWithDdp(pg, rank, steps, makeStep,
+                      {.name = "mlp",
+                       .make = &fixtures::makeMlp,
+                       .inputs = fixtures::kMlpInputs,
+                       .outputs = fixtures::kMlpOutputs,
+                       .buckets = 1});
+}
+
+std::vector<at::Tensor> trainWithDdp(
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank, int steps,
+    const std::function<StepFn(torch::nn::Sequential&)>& makeStep,
+    const fixtures::BucketedModel& bucketed) {
+  auto model = bucketed.make(/*seed=*/1);
+  distalgo::ddp::DistributedDataParallel ddp(
+      model, pg,
+      {.bucket_cap_mb = bucketed.bucket_cap_mb,
+       .first_bucket_cap_bytes = bucketed.first_bucket_cap_bytes});
   const StepFn step = makeStep(model);
   for (int i = 0; i < steps; ++i) {
     distalgo::ddp::zeroGradients(*model);
-    const auto b = fixtures::rankBatch(i, rank, kRows, fixtures::kMlpInputs,
-                                       fixtures::kMlpOutputs);
+    const auto b =
+        fixtures::rankBatch(i, rank, kRows, bucketed.inputs, bucketed.outputs);
     torch::nn::functional::mse_loss(ddp.forward(b.input), b.target).backward();
     step();
   }

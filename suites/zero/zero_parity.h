@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "distalgo/zero/zero_redundancy_optimizer.h"
+#include "fixtures/bucketed_models.h"
 
 namespace zero_suite {
 
@@ -51,5 +52,10 @@ using StepFn = std::function<void()>;
 std::vector<at::Tensor> trainWithDdp(
     const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank, int steps,
     const std::function<StepFn(torch::nn::Sequential&)>& makeStep);
+// The same for a model of several buckets, at its caps.
+std::vector<at::Tensor> trainWithDdp(
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank, int steps,
+    const std::function<StepFn(torch::nn::Sequential&)>& makeStep,
+    const fixtures::BucketedModel& model);
 
 }  // namespace zero_suite

@@ -5,12 +5,15 @@
 #include <torch/optim/adam.h>
 #include <torch/optim/sgd.h>
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "distalgo/zero/state_bytes.h"
 #include "distalgo/zero/zero_redundancy_optimizer.h"
+#include "fixtures/bucketed_models.h"
 #include "fixtures/models.h"
 #include "ranktest/ranktest.h"
 #include "zero_parity.h"
@@ -64,6 +67,39 @@ RANKTEST_F(ZeroParity, DdpPlusZeroEqualsDdpPlusLocalOptimizer) {
   }
 }
 
+// Models of several buckets, over a million parameters in the large ones:
+// ZeRO's partition spreads them over the ranks (one group, lr 0.05).
+RANKTEST_F(ZeroParity, DdpPlusZeroEqualsDdpPlusLocalOptimizerOnBucketedModels) {
+  const auto cases = optimizerCases();
+  for (const auto& model : fixtures::bucketedModels()) {
+    for (const auto& optimizer : {cases[0], cases[1]}) {  // SGD, Adam
+      SCOPED_TRACE(model.name + ", " + optimizer.name);
+      const auto group = [&](torch::nn::Sequential& m) {
+        return std::vector<torch::optim::OptimizerParamGroup>{
+            {m->parameters(), optimizer.options(0.05)}};
+      };
+      std::unique_ptr<torch::optim::Optimizer> plain;
+      const auto expected = trainWithDdp(
+          pg(), rank(), kSteps,
+          [&](torch::nn::Sequential& m) {
+            plain = optimizer.factory(group(m));
+            return [&] { plain->step(); };
+          },
+          model);
+      std::unique_ptr<ZeroRedundancyOptimizer> zero;
+      const auto actual = trainWithDdp(
+          pg(), rank(), kSteps,
+          [&](torch::nn::Sequential& m) {
+            zero = std::make_unique<ZeroRedundancyOptimizer>(group(m), pg(),
+                                                             optimizer.factory);
+            return [&] { zero->step(); };
+          },
+          model);
+      expectSameParameters(actual, expected, optimizer.tolerance);
+    }
+  }
+}
+
 RANKTEST_F(ZeroParity, ClosureLossIsReturnedAndStepMatches) {
   const auto sgd = optimizerCases().front();
   std::vector<double> losses;
@@ -99,7 +135,7 @@ RANKTEST_F(ZeroParity, AdamStateIsAboutOneWthPerRank) {
   // to within the largest one.
   std::vector<at::Tensor> params;
   for (int i = 1; i <= 12; ++i) {
-    params.push_back(at::zeros({100 * i}).requires_grad_());
+    params.push_back(at::zeros({std::int64_t{100} * i}).requires_grad_());
   }
   for (auto& p : params) p.mutable_grad() = at::ones_like(p);
   auto factory = distalgo::zero::localOptimizer<torch::optim::Adam>(
@@ -114,7 +150,7 @@ RANKTEST_F(ZeroParity, AdamStateIsAboutOneWthPerRank) {
       distalgo::zero::optimizerStateBytes(zero.localOptimizer());
   EXPECT_EQ(zero.stateBytes(), local);  // no overlap: the local optimizer's
   // Two state tensors (exp_avg, exp_avg_sq) of float.
-  const std::int64_t largest = 2 * 1200 * sizeof(float);
+  const std::int64_t largest = std::int64_t{2} * 1200 * sizeof(float);
   EXPECT_NEAR(static_cast<double>(local),
               static_cast<double>(total) / worldSize(),
               static_cast<double>(largest))
