@@ -17,12 +17,7 @@ constexpr int kRows = 6;
 
 DdpMlp::DdpMlp(const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank,
                distalgo::ddp::CommHook hook)
-    : DdpMlp(pg, rank, std::move(hook),
-             {.name = "mlp",
-              .make = &fixtures::makeMlp,
-              .inputs = fixtures::kMlpInputs,
-              .outputs = fixtures::kMlpOutputs,
-              .buckets = 1}) {}
+    : DdpMlp(pg, rank, std::move(hook), fixtures::oneBucketMlp()) {}
 
 DdpMlp::DdpMlp(const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank,
                distalgo::ddp::CommHook hook,

@@ -84,9 +84,7 @@ Run trainModel(const fixtures::BucketedModel& model, const Group& pg, int rank,
 // The same model trained alone on this rank's data (no DDP).
 Run trainModelAlone(const fixtures::BucketedModel& model, int rank, int steps,
                     double learning_rate);
-// The fixture MLP at DDP's default caps: one bucket.
-fixtures::BucketedModel oneBucketMlp();
-// trainModel and trainModelAlone on it.
+// trainModel and trainModelAlone on fixtures::oneBucketMlp().
 Run trainMlp(const Group& pg, int rank, int steps, double learning_rate,
              const MakeHook& make);
 Run trainMlpAlone(int rank, int steps, double learning_rate);

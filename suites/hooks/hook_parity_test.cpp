@@ -69,7 +69,7 @@ void expectParity(const hookparity::HookCase& row,
 }
 
 RANKTEST_P(CommHookParity, MatchesReferenceDdp) {
-  expectParity(param(), hookparity::oneBucketMlp(), pg(), rank(), worldSize());
+  expectParity(param(), fixtures::oneBucketMlp(), pg(), rank(), worldSize());
 }
 
 // The fixture MLP in three buckets: every hook's collectives for several

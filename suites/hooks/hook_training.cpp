@@ -21,14 +21,6 @@ fixtures::Batch batch(const fixtures::BucketedModel& model, int step,
 
 }  // namespace
 
-fixtures::BucketedModel oneBucketMlp() {
-  return {.name = "mlp",
-          .make = &fixtures::makeMlp,
-          .inputs = fixtures::kMlpInputs,
-          .outputs = fixtures::kMlpOutputs,
-          .buckets = 1};
-}
-
 Run trainModel(const fixtures::BucketedModel& model, const Group& pg, int rank,
                int steps, double learning_rate, const MakeHook& make) {
   auto module = model.make(/*seed=*/1);
@@ -63,11 +55,12 @@ Run trainModelAlone(const fixtures::BucketedModel& model, int rank, int steps,
 
 Run trainMlp(const Group& pg, int rank, int steps, double learning_rate,
              const MakeHook& make) {
-  return trainModel(oneBucketMlp(), pg, rank, steps, learning_rate, make);
+  return trainModel(fixtures::oneBucketMlp(), pg, rank, steps, learning_rate,
+                    make);
 }
 
 Run trainMlpAlone(int rank, int steps, double learning_rate) {
-  return trainModelAlone(oneBucketMlp(), rank, steps, learning_rate);
+  return trainModelAlone(fixtures::oneBucketMlp(), rank, steps, learning_rate);
 }
 
 double distance(const Run& a, const Run& b) {

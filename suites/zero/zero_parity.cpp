@@ -76,12 +76,7 @@ void expectSameParameters(const std::vector<at::Tensor>& actual,
 std::vector<at::Tensor> trainWithDdp(
     const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int rank, int steps,
     const std::function<StepFn(torch::nn::Sequential&)>& makeStep) {
-  return trainWithDdp(pg, rank, steps, makeStep,
-                      {.name = "mlp",
-                       .make = &fixtures::makeMlp,
-                       .inputs = fixtures::kMlpInputs,
-                       .outputs = fixtures::kMlpOutputs,
-                       .buckets = 1});
+  return trainWithDdp(pg, rank, steps, makeStep, fixtures::oneBucketMlp());
 }
 
 std::vector<at::Tensor> trainWithDdp(
