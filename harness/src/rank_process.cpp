@@ -208,7 +208,12 @@ std::unique_ptr<RankProcess> RankProcess::start(const RankLaunch& launch,
     for (char** entry = environ; *entry != nullptr; ++entry) {
       if (!dropFromEnvironment(*entry)) envp.push_back(*entry);
     }
-    static std::string spawned_marker = std::string(kSpawnedEnv) + "=1";
+    static std::string spawned_marker = [] {
+      // Appended, not `+`: GCC 12 warns falsely (-Warray-bounds) on the sum.
+      std::string marker(kSpawnedEnv);
+      marker.append("=1");
+      return marker;
+    }();
     envp.push_back(spawned_marker.data());
     envp.push_back(nullptr);
   }

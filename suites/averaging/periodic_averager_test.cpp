@@ -18,7 +18,7 @@ namespace {
 
 using distalgo::averaging::PeriodicModelAverager;
 
-constexpr int kSteps = 20;
+constexpr int kPeriodicSteps = 20;
 
 struct PeriodCase {
   int period;
@@ -48,7 +48,7 @@ RANKTEST_F(AveragingPeriodic, AveragesExactlyOnDueStepsOnly) {
   const auto mean = meanParameters(allRanks(worldSize()));
   for (const auto& c : kCases) {
     PeriodicModelAverager averager(pg(), c.period, c.warmup);
-    for (int step = 0; step < kSteps; ++step) {
+    for (int step = 0; step < kPeriodicSteps; ++step) {
       SCOPED_TRACE(name(c) + ", step " + std::to_string(step));
       // Fresh rank-dependent values each step, as PyTorch's test resets them.
       auto params = rankParameters(rank());

@@ -12,19 +12,19 @@
 namespace checkpoint_suite {
 namespace {
 
-constexpr int kDepth = 16;
-constexpr int kWidth = 64;
+constexpr int kMemoryDepth = 16;
+constexpr int kMemoryWidth = 64;
 constexpr int kBatch = 128;
 
 fixtures::ActivationMemory measure(bool wrap) {
-  auto model = fixtures::makeDeepMlp(kDepth, kWidth, /*seed=*/1);
+  auto model = fixtures::makeDeepMlp(kMemoryDepth, kMemoryWidth, /*seed=*/1);
   if (wrap) {
     distalgo::checkpoint::applyActivationCheckpointing(
         *model, [](const torch::nn::Module& m) {
           return dynamic_cast<const fixtures::MlpBlockImpl*>(&m) != nullptr;
         });
   }
-  const at::Tensor x = at::randn({kBatch, kWidth});
+  const at::Tensor x = at::randn({kBatch, kMemoryWidth});
   const auto loss = [&] { return model->forward(x).square().mean(); };
   loss().backward();  // the gradients exist from here on
   return fixtures::measureActivationMemory(loss);
@@ -35,8 +35,8 @@ TEST(CheckpointMemory, EveryBlockWrappedKeepsUnderAQuarterOfTheActivations) {
   // wider (9 units); a checkpointed one its input (1 unit).
   const auto plain = measure(false);
   const auto wrapped = measure(true);
-  const std::int64_t unit = std::int64_t{kBatch} * kWidth * 4;
-  EXPECT_GE(plain.retained, 9 * kDepth * unit);
+  const std::int64_t unit = std::int64_t{kBatch} * kMemoryWidth * 4;
+  EXPECT_GE(plain.retained, 9 * kMemoryDepth * unit);
   EXPECT_LT(wrapped.retained * 4, plain.retained)
       << "plain " << plain.retained << " bytes, wrapped " << wrapped.retained;
 }

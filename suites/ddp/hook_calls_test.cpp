@@ -59,7 +59,7 @@ const Calls kOneBucketUntilRebuilt = {{212}, {4, 80, 128}, {4, 80, 128}};
 const Calls kRealLimitsThroughout = {{4, 80, 128}, {4, 80, 128}, {4, 80, 128}};
 // A static graph's first iteration only records the order, its second
 // collects it, and the third runs on the rebuilt buckets.
-const Calls kStaticGraph = {{212}, {212}, {4, 80, 128}};
+const Calls kStaticGraphCalls = {{212}, {212}, {4, 80, 128}};
 
 RANKTEST_F(DdpHookCalls, OneBucketUntilTheRebuild) {
   EXPECT_EQ(hookCalls(false, false), kOneBucketUntilRebuilt);
@@ -70,8 +70,8 @@ RANKTEST_F(DdpHookCalls, FindUnusedParametersStartsWithTheRealLimits) {
 }
 
 RANKTEST_F(DdpHookCalls, StaticGraphRebuildsAfterItsSecondIteration) {
-  EXPECT_EQ(hookCalls(false, true), kStaticGraph);
-  EXPECT_EQ(hookCalls(true, true), kStaticGraph);
+  EXPECT_EQ(hookCalls(false, true), kStaticGraphCalls);
+  EXPECT_EQ(hookCalls(true, true), kStaticGraphCalls);
 }
 
 }  // namespace

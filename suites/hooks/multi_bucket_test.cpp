@@ -27,7 +27,7 @@ using hookparity::Group;
 using hookparity::MakeHook;
 using hookparity::Run;
 
-constexpr double kLearningRate = 0.1;
+constexpr double kMultiBucketLearningRate = 0.1;
 
 MakeHook powerSgd(PowerSgdOptions options, bool batched) {
   return [options, batched](const Group& pg) {
@@ -45,13 +45,13 @@ class CommHookManyBuckets : public ranktest::DistributedTest {
 };
 
 // 4 steps, the last two compressed by PowerSGD.
-constexpr int kSteps = 4;
+constexpr int kMultiBucketSteps = 4;
 const PowerSgdOptions kRank2From2{.matrix_approximation_rank = 2,
                                   .start_iteration = 2};
-// Bounds on the distance from reference DDP after kSteps, about twice the
-// largest measured at world sizes 2 to 4 over both models (in parentheses;
-// each the wide conv net's). The batched hook approximates a whole bucket by
-// one rank-2 product and drifts furthest.
+// Bounds on the distance from reference DDP after kMultiBucketSteps, about
+// twice the largest measured at world sizes 2 to 4 over both models (in
+// parentheses; each the wide conv net's). The batched hook approximates a whole
+// bucket by one rank-2 product and drifts furthest.
 constexpr double kFp16Distance = 3e-4;      // (1.3e-4)
 constexpr double kPowerSgdDistance = 0.02;  // (8.5e-3)
 constexpr double kBatchedDistance = 0.07;   // (0.035)
@@ -59,20 +59,20 @@ constexpr double kBatchedDistance = 0.07;   // (0.035)
 RANKTEST_F(CommHookManyBuckets, LargeModelsTrainWithEveryHookAtDefaultCaps) {
   for (const auto& model : {fixtures::deepMlp(), fixtures::wideConvNet()}) {
     SCOPED_TRACE(model.name);
-    const Run reference =
-        hookparity::trainModel(model, pg(), rank(), kSteps, kLearningRate, {});
+    const Run reference = hookparity::trainModel(
+        model, pg(), rank(), kMultiBucketSteps, kMultiBucketLearningRate, {});
     const Run allreduce = hookparity::trainModel(
-        model, pg(), rank(), kSteps, kLearningRate,
+        model, pg(), rank(), kMultiBucketSteps, kMultiBucketLearningRate,
         [](const Group& g) { return distalgo::hooks::allreduceHook(g); });
     EXPECT_LT(hookparity::distance(allreduce, reference), 1e-6);
     const Run fp16 = hookparity::trainModel(
-        model, pg(), rank(), kSteps, kLearningRate,
+        model, pg(), rank(), kMultiBucketSteps, kMultiBucketLearningRate,
         [](const Group& g) { return distalgo::hooks::fp16CompressHook(g); });
     EXPECT_LT(hookparity::distance(fp16, reference), kFp16Distance);
     for (const bool batched : {false, true}) {
-      const Run compressed =
-          hookparity::trainModel(model, pg(), rank(), kSteps, kLearningRate,
-                                 powerSgd(kRank2From2, batched));
+      const Run compressed = hookparity::trainModel(
+          model, pg(), rank(), kMultiBucketSteps, kMultiBucketLearningRate,
+          powerSgd(kRank2From2, batched));
       const std::string name = batched ? "batched PowerSGD" : "PowerSGD";
       EXPECT_TRUE(hookparity::sameOnEveryRank(pg(), compressed.parameters))
           << name;
@@ -118,7 +118,7 @@ RANKTEST_F(CommHookPowerSgdStress, HundredMultiBucketRunsOfEachForm) {
   for (const bool batched : {false, true}) {
     for (int run = 0; run < kStressRuns; ++run) {
       const Run trained = hookparity::trainModel(
-          model, pg(), rank(), kStressSteps, kLearningRate,
+          model, pg(), rank(), kStressSteps, kMultiBucketLearningRate,
           jittered(powerSgd(options, batched), rank()));
       ASSERT_TRUE(hookparity::sameOnEveryRank(pg(), trained.parameters))
           << (batched ? "batched" : "layer-wise") << " run " << run

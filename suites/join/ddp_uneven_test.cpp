@@ -34,7 +34,7 @@ using distalgo::ddp::DistributedDataParallel;
 using Group = c10::intrusive_ptr<c10d::ProcessGroup>;
 
 constexpr int kRows = 5;
-constexpr double kLearningRate = 0.1;
+constexpr double kUnevenLearningRate = 0.1;
 constexpr int kBaseInputs = 3;  // rank r trains on 3 + offset(r) batches
 
 struct UnevenCase {
@@ -86,7 +86,7 @@ class JoinDdp : public ranktest::DistributedTestWithParam<UnevenCase> {
     DistributedDataParallel ddp(model, pg(), row.options);
     if (row.hook) ddp.registerCommHook(row.hook(pg()), row.name);
     auto join = ddp.join(row.divide_by_initial_world_size);
-    fixtures::sgdSteps(model->parameters(), inputs(), kLearningRate,
+    fixtures::sgdSteps(model->parameters(), inputs(), kUnevenLearningRate,
                        [&](int step) {
                          const auto b = batch(step, rank());
                          return torch::nn::functional::mse_loss(
@@ -107,7 +107,7 @@ class JoinDdp : public ranktest::DistributedTestWithParam<UnevenCase> {
     fixtures::replayDataParallel(
         *model,
         {.world_size = worldSize(),
-         .learning_rate = kLearningRate,
+         .learning_rate = kUnevenLearningRate,
          .broadcast_buffers = row.options.broadcast_buffers,
          .inputs = all_inputs,
          .divide_by_initial_world_size = row.divide_by_initial_world_size},

@@ -24,7 +24,7 @@ namespace {
 using distalgo::ddp::DdpOptions;
 using distalgo::optim::hookThenOptimizer;
 
-constexpr int kSteps = 5;
+constexpr int kHookThenOptimizerSteps = 5;
 
 struct BucketLayout {
   const char* name;
@@ -40,11 +40,11 @@ constexpr BucketLayout kLayouts[] = {
 
 struct HookCase {
   OptimizerCase optimizer;
-  // Largest elementwise difference after kSteps between the fp16 hook's run
-  // and reference DDP's: float16 keeps 11 significant bits of each averaged
-  // gradient, and the steps carry that rounding into the parameters. Set
-  // to five times or more the largest difference measured at world sizes 2
-  // and 4 (noted beside each case).
+  // Largest elementwise difference after kHookThenOptimizerSteps between the
+  // fp16 hook's run and reference DDP's: float16 keeps 11 significant bits of
+  // each averaged gradient, and the steps carry that rounding into the
+  // parameters. Set to five times or more the largest difference measured at
+  // world sizes 2 and 4 (noted beside each case).
   double fp16_tolerance;
 };
 
@@ -69,10 +69,10 @@ RANKTEST_P(OptimHookParity, AllreduceThenOptimizerEqualsDdpThenOptimizer) {
           .bucket_cap_mb = layout.bucket_cap_mb,
           .first_bucket_cap_bytes = layout.first_bucket_cap_bytes,
           .gradient_as_bucket_view = bucket_view};
-      const auto expected =
-          trainMlp(pg(), rank(), options, kSteps, &optimizer, {});
+      const auto expected = trainMlp(pg(), rank(), options,
+                                     kHookThenOptimizerSteps, &optimizer, {});
       const auto actual =
-          trainMlp(pg(), rank(), options, kSteps, nullptr,
+          trainMlp(pg(), rank(), options, kHookThenOptimizerSteps, nullptr,
                    hookThenOptimizer(distalgo::hooks::allreduceHook(pg()),
                                      optimizer.functional()));
       fixtures::expectSameTensors(actual.parameters, expected.parameters, 0);
@@ -93,12 +93,12 @@ RANKTEST_P(OptimHookParity, Fp16ThenOptimizerEqualsFp16DdpThenOptimizer) {
       .bucket_cap_mb = kLayouts[1].bucket_cap_mb,
       .first_bucket_cap_bytes = kLayouts[1].first_bucket_cap_bytes};
   const auto fp16_then_step =
-      trainMlp(pg(), rank(), options, kSteps, &optimizer,
+      trainMlp(pg(), rank(), options, kHookThenOptimizerSteps, &optimizer,
                distalgo::hooks::fp16CompressHook(pg()));
   const auto reference =
-      trainMlp(pg(), rank(), options, kSteps, &optimizer, {});
+      trainMlp(pg(), rank(), options, kHookThenOptimizerSteps, &optimizer, {});
   const auto actual =
-      trainMlp(pg(), rank(), options, kSteps, nullptr,
+      trainMlp(pg(), rank(), options, kHookThenOptimizerSteps, nullptr,
                hookThenOptimizer(distalgo::hooks::fp16CompressHook(pg()),
                                  optimizer.functional()));
   fixtures::expectSameTensors(actual.parameters, fp16_then_step.parameters, 0);
@@ -138,7 +138,7 @@ RANKTEST_F(OptimHookThenOptimizer, StepsOnlyTheParametersToOptimize) {
                                          sgd.functional(), first_layer(model)));
   distalgo::ddp::DistributedDataParallel reference_ddp(reference, pg());
   auto libtorch = sgd.libtorch(first_layer(reference));
-  for (int step = 0; step < kSteps; ++step) {
+  for (int step = 0; step < kHookThenOptimizerSteps; ++step) {
     const auto input =
         at::full({3, fixtures::kMlpInputs}, 0.5 * (rank() + step));
     distalgo::ddp::zeroGradients(*model);
@@ -163,9 +163,10 @@ RANKTEST_F(OptimHookThenOptimizer, OutOfPlaceHookStepsWithReducedGradients) {
     std::vector<at::Tensor> reduced{bucket.buffer().div(pg->getSize())};
     return pg->allreduce(reduced)->getFuture();
   };
-  const auto expected = trainMlp(pg(), rank(), {}, kSteps, &adam, {});
+  const auto expected =
+      trainMlp(pg(), rank(), {}, kHookThenOptimizerSteps, &adam, {});
   const auto actual =
-      trainMlp(pg(), rank(), {}, kSteps, nullptr,
+      trainMlp(pg(), rank(), {}, kHookThenOptimizerSteps, nullptr,
                hookThenOptimizer(out_of_place, adam.functional()));
   fixtures::expectSameTensors(actual.parameters, expected.parameters, 0);
   fixtures::expectSameTensors(actual.gradients, expected.gradients, 0);

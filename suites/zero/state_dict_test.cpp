@@ -22,23 +22,23 @@ namespace {
 
 using distalgo::zero::ZeroRedundancyOptimizer;
 
-constexpr int kSteps = 3;       // before saving
-constexpr int kStepsAfter = 2;  // after loading
+constexpr int kStepsBeforeSave = 3;  // before saving
+constexpr int kStepsAfterLoad = 2;   // after loading
 
 class ZeroStateDict : public ranktest::DistributedTest {
  public:
   static ranktest::TestOptions testOptions() { return {.world_sizes = {2, 3}}; }
 };
 
-// The MLP under ZeRO over twoGroups, trained kSteps steps.
+// The MLP under ZeRO over twoGroups, trained kStepsBeforeSave steps.
 struct Trained {
   torch::nn::Sequential model;
   std::unique_ptr<ZeroRedundancyOptimizer> zero;
 };
 
 // For every optimizer case, with and without bucket view: the MLP trained
-// kSteps steps under ZeRO over twoGroups, and its state consolidated on
-// every rank in turn (rank 0 through the last), so each rank checks the
+// kStepsBeforeSave steps under ZeRO over twoGroups, and its state consolidated
+// on every rank in turn (rank 0 through the last), so each rank checks the
 // state it received.
 using ConsolidatedCheck = std::function<void(
     const OptimizerCase&, bool bucket_view, Trained&, const std::string&)>;
@@ -52,7 +52,7 @@ void forEachConsolidated(const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
           twoGroups(run.model, optimizer), pg, optimizer.factory,
           distalgo::zero::ZeroOptions{.parameters_as_bucket_view =
                                           bucket_view});
-      for (int step = 0; step < kSteps; ++step) {
+      for (int step = 0; step < kStepsBeforeSave; ++step) {
         setGradients(run.model, step);
         run.zero->step();
       }
@@ -81,11 +81,11 @@ RANKTEST_F(ZeroStateDict, ContinuesInAPlainOptimizer) {
     auto fresh_model = copyOf(run.model);
     auto fresh = optimizer.factory(twoGroups(fresh_model, optimizer));
 
-    setGradients(run.model, kSteps);
+    setGradients(run.model, kStepsBeforeSave);
     run.zero->step();
-    setGradients(loaded_model, kSteps);
+    setGradients(loaded_model, kStepsBeforeSave);
     loaded->step();
-    setGradients(fresh_model, kSteps);
+    setGradients(fresh_model, kStepsBeforeSave);
     fresh->step();
     expectSameParameters(loaded_model->parameters(), run.model->parameters(),
                          0);
@@ -112,7 +112,8 @@ RANKTEST_F(ZeroStateDict, ContinuesInAFreshZero) {
     EXPECT_EQ(zero.localOptimizer().state().size(),
               zero.partition()[rank()].size());
 
-    for (int step = kSteps; step < kSteps + kStepsAfter; ++step) {
+    for (int step = kStepsBeforeSave; step < kStepsBeforeSave + kStepsAfterLoad;
+         ++step) {
       setGradients(run.model, step);
       run.zero->step();
       setGradients(model, step);
@@ -127,7 +128,7 @@ RANKTEST_F(ZeroStateDict, PlainOptimizerStateContinuesInZero) {
     SCOPED_TRACE(optimizer.name);
     auto plain_model = fixtures::makeMlp(/*seed=*/1);
     auto plain = optimizer.factory(twoGroups(plain_model, optimizer));
-    for (int step = 0; step < kSteps; ++step) {
+    for (int step = 0; step < kStepsBeforeSave; ++step) {
       setGradients(plain_model, step);
       plain->step();
     }
@@ -135,7 +136,8 @@ RANKTEST_F(ZeroStateDict, PlainOptimizerStateContinuesInZero) {
     ZeroRedundancyOptimizer zero(twoGroupsWithLr(model, optimizer, 1.0), pg(),
                                  optimizer.factory);
     zero.loadStateDict(savePlain(*plain));
-    for (int step = kSteps; step < kSteps + kStepsAfter; ++step) {
+    for (int step = kStepsBeforeSave; step < kStepsBeforeSave + kStepsAfterLoad;
+         ++step) {
       setGradients(plain_model, step);
       plain->step();
       setGradients(model, step);
@@ -158,7 +160,7 @@ RANKTEST_F(ZeroStateDict, ConsolidatesAfterAddParamGroup) {
     setGradients(model, 0);
     zero.step();
     zero.addParamGroup(lastLayer(model, optimizer));
-    for (int step = 1; step < kSteps; ++step) {
+    for (int step = 1; step < kStepsBeforeSave; ++step) {
       setGradients(model, step);
       zero.step();
     }
@@ -166,9 +168,9 @@ RANKTEST_F(ZeroStateDict, ConsolidatesAfterAddParamGroup) {
     auto loaded_model = copyOf(model);
     auto loaded = optimizer.factory(twoGroups(loaded_model, optimizer));
     loadPlain(*loaded, state);
-    setGradients(model, kSteps);
+    setGradients(model, kStepsBeforeSave);
     zero.step();
-    setGradients(loaded_model, kSteps);
+    setGradients(loaded_model, kStepsBeforeSave);
     loaded->step();
     expectSameParameters(loaded_model->parameters(), model->parameters(), 0);
   }

@@ -31,7 +31,7 @@ using distalgo::join::Join;
 using distalgo::join::Joinable;
 using distalgo::zero::ZeroRedundancyOptimizer;
 
-constexpr int kRows = 5;
+constexpr int kJoinRows = 5;
 constexpr int kBaseInputs = 3;
 constexpr auto kDeadline = std::chrono::seconds(30);
 
@@ -56,8 +56,8 @@ int inputsOf(int r, int w, Uneven uneven) {
 at::Tensor loss(torch::nn::Module& model,
                 const std::function<at::Tensor(const at::Tensor&)>& forward,
                 int step, int rank) {
-  const auto b = fixtures::rankBatch(step, rank, kRows, fixtures::kMlpInputs,
-                                     fixtures::kMlpOutputs);
+  const auto b = fixtures::rankBatch(
+      step, rank, kJoinRows, fixtures::kMlpInputs, fixtures::kMlpOutputs);
   return torch::nn::functional::mse_loss(forward(b.input), b.target);
 }
 

@@ -17,7 +17,7 @@
 namespace zero_suite {
 namespace {
 
-constexpr int kRows = 6;
+constexpr int kParityRows = 6;
 
 template <typename Optimizer, typename Options>
 OptimizerCase makeCase(std::string name, Options defaults, double tolerance) {
@@ -91,8 +91,8 @@ std::vector<at::Tensor> trainWithDdp(
   const StepFn step = makeStep(model);
   for (int i = 0; i < steps; ++i) {
     distalgo::ddp::zeroGradients(*model);
-    const auto b =
-        fixtures::rankBatch(i, rank, kRows, bucketed.inputs, bucketed.outputs);
+    const auto b = fixtures::rankBatch(i, rank, kParityRows, bucketed.inputs,
+                                       bucketed.outputs);
     torch::nn::functional::mse_loss(ddp.forward(b.input), b.target).backward();
     step();
   }

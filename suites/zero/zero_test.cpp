@@ -26,7 +26,7 @@ using testing::AllOf;
 using testing::HasSubstr;
 using testing::ThrowsMessage;
 
-constexpr int kSteps = 5;
+constexpr int kZeroSteps = 5;
 
 class ZeroParity : public ranktest::DistributedTest {
  public:
@@ -37,19 +37,21 @@ class ZeroParity : public ranktest::DistributedTest {
  protected:
   std::vector<at::Tensor> trainPlain(const OptimizerCase& optimizer) {
     std::unique_ptr<torch::optim::Optimizer> plain;
-    return trainWithDdp(pg(), rank(), kSteps, [&](torch::nn::Sequential& m) {
-      plain = optimizer.factory(twoGroups(m, optimizer));
-      return [&] { plain->step(); };
-    });
+    return trainWithDdp(pg(), rank(), kZeroSteps,
+                        [&](torch::nn::Sequential& m) {
+                          plain = optimizer.factory(twoGroups(m, optimizer));
+                          return [&] { plain->step(); };
+                        });
   }
   std::vector<at::Tensor> trainZero(const OptimizerCase& optimizer,
                                     distalgo::zero::ZeroOptions options) {
     std::unique_ptr<ZeroRedundancyOptimizer> zero;
-    return trainWithDdp(pg(), rank(), kSteps, [&](torch::nn::Sequential& m) {
-      zero = std::make_unique<ZeroRedundancyOptimizer>(
-          twoGroups(m, optimizer), pg(), optimizer.factory, options);
-      return [&] { zero->step(); };
-    });
+    return trainWithDdp(
+        pg(), rank(), kZeroSteps, [&](torch::nn::Sequential& m) {
+          zero = std::make_unique<ZeroRedundancyOptimizer>(
+              twoGroups(m, optimizer), pg(), optimizer.factory, options);
+          return [&] { zero->step(); };
+        });
   }
 };
 
@@ -80,7 +82,7 @@ RANKTEST_F(ZeroParity, DdpPlusZeroEqualsDdpPlusLocalOptimizerOnBucketedModels) {
       };
       std::unique_ptr<torch::optim::Optimizer> plain;
       const auto expected = trainWithDdp(
-          pg(), rank(), kSteps,
+          pg(), rank(), kZeroSteps,
           [&](torch::nn::Sequential& m) {
             plain = optimizer.factory(group(m));
             return [&] { plain->step(); };
@@ -88,7 +90,7 @@ RANKTEST_F(ZeroParity, DdpPlusZeroEqualsDdpPlusLocalOptimizerOnBucketedModels) {
           model);
       std::unique_ptr<ZeroRedundancyOptimizer> zero;
       const auto actual = trainWithDdp(
-          pg(), rank(), kSteps,
+          pg(), rank(), kZeroSteps,
           [&](torch::nn::Sequential& m) {
             zero = std::make_unique<ZeroRedundancyOptimizer>(group(m), pg(),
                                                              optimizer.factory);

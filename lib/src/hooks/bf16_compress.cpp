@@ -26,7 +26,7 @@ std::invalid_argument unsupportedDtype(const std::string& message) {
 }
 
 // Copies the future's (bfloat16) tensor into `buffer`, the bucket's own.
-c10::intrusive_ptr<c10::ivalue::Future> decompressInto(
+c10::intrusive_ptr<c10::ivalue::Future> decompressBf16Into(
     const c10::intrusive_ptr<c10::ivalue::Future>& future, at::Tensor buffer) {
   return future->then(
       [buffer](c10::ivalue::Future& done) mutable {
@@ -59,7 +59,7 @@ ddp::CommHook bf16CompressWrapper(ddp::CommHook hook) {
       if (isUnsupportedDtype(message)) throw unsupportedDtype(message);
       throw;
     }
-    return decompressInto(future, buffer);
+    return decompressBf16Into(future, buffer);
   };
 }
 

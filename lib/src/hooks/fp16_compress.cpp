@@ -9,7 +9,7 @@ namespace distalgo::hooks {
 namespace {
 
 // Copies the future's (float16) tensor into `buffer`, the bucket's own.
-c10::intrusive_ptr<c10::ivalue::Future> decompressInto(
+c10::intrusive_ptr<c10::ivalue::Future> decompressFp16Into(
     const c10::intrusive_ptr<c10::ivalue::Future>& future, at::Tensor buffer) {
   return future->then(
       [buffer](c10::ivalue::Future& done) mutable {
@@ -30,7 +30,7 @@ ddp::CommHook fp16CompressWrapper(ddp::CommHook hook) {
     at::Tensor buffer = bucket.buffer();
     at::Tensor compressed = buffer.to(at::kHalf);
     bucket.setBuffer(compressed);
-    return decompressInto(hook(bucket), buffer);
+    return decompressFp16Into(hook(bucket), buffer);
   };
 }
 

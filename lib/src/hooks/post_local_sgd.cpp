@@ -8,7 +8,7 @@
 namespace distalgo::hooks {
 namespace {
 
-constexpr const char* kWhere = "distalgo::hooks::postLocalSgdHook: ";
+constexpr const char* kPostLocalSgdHook = "distalgo::hooks::postLocalSgdHook: ";
 
 }  // namespace
 
@@ -16,17 +16,17 @@ ddp::CommHook postLocalSgdHook(std::shared_ptr<PostLocalSgdState> state,
                                c10::intrusive_ptr<c10d::ProcessGroup> pg,
                                c10::intrusive_ptr<c10d::Store> store) {
   if (!state) {
-    throw std::invalid_argument(std::string(kWhere) +
+    throw std::invalid_argument(std::string(kPostLocalSgdHook) +
                                 "expected a state, got nullptr");
   }
   if (!pg) {
-    throw std::invalid_argument(std::string(kWhere) +
+    throw std::invalid_argument(std::string(kPostLocalSgdHook) +
                                 "expected a process group, got null");
   }
   if (!store && !state->subgroupCreated() &&
       state->options().post_local_gradient_allreduce) {
     throw std::invalid_argument(
-        std::string(kWhere) +
+        std::string(kPostLocalSgdHook) +
         "expected a store to create the subgroup with, got null");
   }
   // The subgroup's hook, built at the first local bucket.

@@ -11,7 +11,8 @@
 namespace distalgo::optim {
 namespace {
 
-constexpr const char* kWhere = "distalgo::optim::PostLocalSgdOptimizer: ";
+constexpr const char* kPostLocalSgdOptimizer =
+    "distalgo::optim::PostLocalSgdOptimizer: ";
 constexpr const char* kStepKey = "step";
 
 // A shared_ptr that does not own `object`.
@@ -27,11 +28,11 @@ PostLocalSgdOptimizer::PostLocalSgdOptimizer(
     std::shared_ptr<averaging::ModelAverager> averager)
     : optimizer_(std::move(optimizer)), averager_(std::move(averager)) {
   if (!optimizer_) {
-    throw std::invalid_argument(std::string(kWhere) +
+    throw std::invalid_argument(std::string(kPostLocalSgdOptimizer) +
                                 "expected an optimizer, got nullptr");
   }
   if (!averager_) {
-    throw std::invalid_argument(std::string(kWhere) +
+    throw std::invalid_argument(std::string(kPostLocalSgdOptimizer) +
                                 "expected an averager, got nullptr");
   }
 }
@@ -73,7 +74,7 @@ void PostLocalSgdOptimizer::loadStateDict(const std::string& state) {
     archive.load_from(bytes);
   } catch (const c10::Error& e) {
     throw std::invalid_argument(
-        std::string(kWhere) +
+        std::string(kPostLocalSgdOptimizer) +
         "expected an optimizer archive: " + e.what_without_backtrace());
   }
   optimizer_->load(archive);

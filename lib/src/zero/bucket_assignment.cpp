@@ -9,7 +9,7 @@
 namespace distalgo::zero {
 namespace {
 
-constexpr const char* kWhere = "distalgo::zero::assignBucketsToRanks: ";
+constexpr const char* kAssignBuckets = "distalgo::zero::assignBucketsToRanks: ";
 
 // The least-loaded rank not in `taken` (lowest on ties).
 int leastLoaded(const std::vector<std::int64_t>& load,
@@ -60,13 +60,13 @@ std::vector<BucketAssignment> assignBucketsToRanks(
     const std::vector<std::vector<std::int64_t>>& bucket_numels, int world_size,
     bool shard_buckets) {
   if (world_size < 1) {
-    throw std::invalid_argument(std::string(kWhere) +
+    throw std::invalid_argument(std::string(kAssignBuckets) +
                                 "world_size must be at least 1, got " +
                                 std::to_string(world_size));
   }
   for (std::size_t b = 0; b < bucket_numels.size(); ++b) {
     if (bucket_numels[b].empty()) {
-      throw std::invalid_argument(std::string(kWhere) + "bucket " +
+      throw std::invalid_argument(std::string(kAssignBuckets) + "bucket " +
                                   std::to_string(b) + " is empty");
     }
   }

@@ -14,7 +14,8 @@
 namespace distalgo::zero {
 namespace {
 
-constexpr const char* kWhere = "distalgo::zero::ZeroRedundancyOptimizer: ";
+constexpr const char* kZeroOptimizer =
+    "distalgo::zero::ZeroRedundancyOptimizer: ";
 
 // Throws if a parameter of `group` (number `g`) is undefined or already in
 // `seen`; adds the group's parameters to `seen`.
@@ -27,10 +28,10 @@ std::vector<at::Tensor> checkedGroup(
     const auto where =
         "parameter " + std::to_string(i) + " of group " + std::to_string(g);
     if (!p.defined()) {
-      throw std::invalid_argument(kWhere + where + " is undefined");
+      throw std::invalid_argument(kZeroOptimizer + where + " is undefined");
     }
     if (!seen.insert(p.unsafeGetTensorImpl()).second) {
-      throw std::invalid_argument(kWhere + where +
+      throw std::invalid_argument(kZeroOptimizer + where +
                                   " already appears in an earlier group or "
                                   "earlier in this one");
     }
@@ -55,14 +56,15 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(
     c10::intrusive_ptr<c10d::ProcessGroup> pg, LocalOptimizerFactory factory,
     ZeroOptions options)
     : pg_(std::move(pg)), options_(options) {
-  if (!pg_) throw std::invalid_argument(std::string(kWhere) + "null group");
+  if (!pg_)
+    throw std::invalid_argument(std::string(kZeroOptimizer) + "null group");
   if (!factory) {
-    throw std::invalid_argument(std::string(kWhere) +
+    throw std::invalid_argument(std::string(kZeroOptimizer) +
                                 "no local optimizer factory");
   }
   if (options_.overlap_with_ddp && options_.parameters_as_bucket_view) {
     throw std::invalid_argument(
-        std::string(kWhere) +
+        std::string(kZeroOptimizer) +
         "overlap_with_ddp does not support parameters_as_bucket_view: the "
         "overlapped step broadcasts DDP's buckets, not this rank's shard");
   }
@@ -73,7 +75,7 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(
     groups_.push_back(checkedGroup(groups[g], g, seen));
   }
   if (seen.empty()) {
-    throw std::invalid_argument(std::string(kWhere) +
+    throw std::invalid_argument(std::string(kZeroOptimizer) +
                                 "got an empty parameter list");
   }
   repartition();
@@ -92,7 +94,7 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(
   factory_ = std::move(factory);
   local_ = factory_(std::move(local_groups));
   if (!local_) {
-    throw std::invalid_argument(std::string(kWhere) +
+    throw std::invalid_argument(std::string(kZeroOptimizer) +
                                 "the factory returned no optimizer");
   }
 }
@@ -222,7 +224,7 @@ at::Tensor ZeroRedundancyOptimizer::step(
 
 void ZeroRedundancyOptimizer::refuseUnderOverlap(const char* what) const {
   if (!options_.overlap_with_ddp) return;
-  throw std::logic_error(std::string(kWhere) + what + " on rank " +
+  throw std::logic_error(std::string(kZeroOptimizer) + what + " on rank " +
                          std::to_string(rank_) +
                          ": built with overlap_with_ddp, so the DDP hook "
                          "(distalgo/zero/overlap.h) steps it; this is not "

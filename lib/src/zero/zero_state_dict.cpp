@@ -14,7 +14,8 @@
 namespace distalgo::zero {
 namespace {
 
-constexpr const char* kWhere = "distalgo::zero::ZeroRedundancyOptimizer::";
+constexpr const char* kZeroStateDict =
+    "distalgo::zero::ZeroRedundancyOptimizer::";
 
 // A plain optimizer over every group, with the local groups' options.
 std::unique_ptr<torch::optim::Optimizer> fullOptimizer(
@@ -34,7 +35,7 @@ void ZeroRedundancyOptimizer::consolidateStateDict(int to) {
   refuseUnderOverlap("consolidateStateDict()");
   if (to < 0 || to >= world_size_) {
     throw std::invalid_argument(
-        std::string(kWhere) + "consolidateStateDict: rank " +
+        std::string(kZeroStateDict) + "consolidateStateDict: rank " +
         std::to_string(to) + " is not in [0, " + std::to_string(world_size_) +
         ") (on rank " + std::to_string(rank_) + ")");
   }
@@ -60,14 +61,15 @@ void ZeroRedundancyOptimizer::consolidateStateDict(int to) {
 std::string ZeroRedundancyOptimizer::stateDict() const {
   if (!consolidated_) {
     throw std::logic_error(
-        std::string(kWhere) + "stateDict: rank " + std::to_string(rank_) +
+        std::string(kZeroStateDict) + "stateDict: rank " +
+        std::to_string(rank_) +
         " holds no consolidated state; call consolidateStateDict(" +
         std::to_string(rank_) + ") on every rank first");
   }
   if (consolidated_->version != state_version_) {
     throw std::logic_error(
-        std::string(kWhere) + "stateDict: the state consolidated on rank " +
-        std::to_string(rank_) +
+        std::string(kZeroStateDict) +
+        "stateDict: the state consolidated on rank " + std::to_string(rank_) +
         " is stale (step(), addParamGroup() or loadStateDict() ran since); "
         "call consolidateStateDict() again");
   }
@@ -84,7 +86,8 @@ void ZeroRedundancyOptimizer::loadStateDict(const std::string& state) {
     internal::loadOptimizer(*full, state);
     options = internal::readGroupOptions(state, *local_);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string(kWhere) + "loadStateDict on rank " +
+    throw std::invalid_argument(std::string(kZeroStateDict) +
+                                "loadStateDict on rank " +
                                 std::to_string(rank_) + ": " + e.what());
   }
   // Nothing above changed this optimizer; now keep this rank's shard.

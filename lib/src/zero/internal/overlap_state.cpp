@@ -13,7 +13,7 @@
 namespace distalgo::zero::internal {
 namespace {
 
-constexpr const char* kWhere = "distalgo::zero overlap hook: ";
+constexpr const char* kOverlapHook = "distalgo::zero overlap hook: ";
 
 std::vector<const c10::TensorImpl*> impls(const std::vector<at::Tensor>& ps) {
   std::vector<const c10::TensorImpl*> out;
@@ -36,13 +36,13 @@ OverlapState::OverlapState(ZeroRedundancyOptimizer& zero,
     : zero_(zero), reducer_(reducer), shard_buckets_(shard_buckets) {
   if (!zero_.overlapWithDdp()) {
     throw std::invalid_argument(
-        std::string(kWhere) +
+        std::string(kOverlapHook) +
         "the ZeroRedundancyOptimizer was built without "
         "ZeroOptions::overlap_with_ddp; build it with overlap_with_ddp = true "
         "or call its step() after backward instead");
   }
   if (zero_.overlap_hooked_) {
-    throw std::logic_error(std::string(kWhere) +
+    throw std::logic_error(std::string(kOverlapHook) +
                            "this ZeroRedundancyOptimizer is already driven by "
                            "another hook (one hook per optimizer)");
   }
@@ -60,7 +60,7 @@ std::shared_ptr<OverlapState> OverlapState::create(
 void OverlapState::checkInsideBackward() {
   if (torch::autograd::get_current_graph_task_exec_info() != nullptr) return;
   throw std::logic_error(
-      std::string(kWhere) +
+      std::string(kOverlapHook) +
       "called outside a backward pass (as DDP's Join does on a joined rank); "
       "the ZeRO overlap supports neither Join nor running the hook by hand");
 }
@@ -80,12 +80,12 @@ void OverlapState::record(ddp::GradBucket& bucket,
   const auto b = bucket.index();
   if (b == 0) seen_.clear();
   // The reducer calls hooks in bucket order, starting at 0 each iteration.
-  TORCH_CHECK(b == seen_.size(), kWhere, "bucket ", b, " came after ",
+  TORCH_CHECK(b == seen_.size(), kOverlapHook, "bucket ", b, " came after ",
               seen_.size(), " buckets");
   seen_.push_back(seeBucket(bucket, std::move(reduced)));
   if (b >= layout_.size() || impls(seen_.back().parameters) != layout_[b]) {
     throw std::logic_error(
-        std::string(kWhere) + "DDP bucket " + std::to_string(b) +
+        std::string(kOverlapHook) + "DDP bucket " + std::to_string(b) +
         " differs from the one the bucket partition was built on; DDP's "
         "buckets must not change once rebuilt");
   }
@@ -139,7 +139,7 @@ void OverlapState::buildBucketPartition(const std::vector<SeenBucket>& seen) {
     for (std::size_t i = piece.offset; i < piece.offset + piece.count; ++i) {
       const auto it = group_of.find(bucket[i].unsafeGetTensorImpl());
       if (it == group_of.end()) {
-        throw std::logic_error(std::string(kWhere) + "parameter " +
+        throw std::logic_error(std::string(kOverlapHook) + "parameter " +
                                std::to_string(i) + " of DDP bucket " +
                                std::to_string(piece.bucket) +
                                " is not a parameter of the "
