@@ -27,7 +27,8 @@ std::invalid_argument unsupportedDtype(const std::string& message) {
 
 // Copies the future's (bfloat16) tensor into `buffer`, the bucket's own.
 c10::intrusive_ptr<c10::ivalue::Future> decompressBf16Into(
-    const c10::intrusive_ptr<c10::ivalue::Future>& future, at::Tensor buffer) {
+    const c10::intrusive_ptr<c10::ivalue::Future>& future,
+    const at::Tensor& buffer) {
   return future->then(
       [buffer](c10::ivalue::Future& done) mutable {
         if (done.hasError()) {

@@ -10,7 +10,8 @@ namespace {
 
 // Copies the future's (float16) tensor into `buffer`, the bucket's own.
 c10::intrusive_ptr<c10::ivalue::Future> decompressFp16Into(
-    const c10::intrusive_ptr<c10::ivalue::Future>& future, at::Tensor buffer) {
+    const c10::intrusive_ptr<c10::ivalue::Future>& future,
+    const at::Tensor& buffer) {
   return future->then(
       [buffer](c10::ivalue::Future& done) mutable {
         buffer.copy_(ddp::firstTensorOf(done.value()));

@@ -31,19 +31,20 @@ ddp::CommHook postLocalSgdHook(std::shared_ptr<PostLocalSgdState> state,
   }
   // The subgroup's hook, built at the first local bucket.
   auto local = std::make_shared<ddp::CommHook>();
-  return
-      [state = std::move(state), global = allreduceHook(pg), keep = noopHook(),
-       pg, store = std::move(store), local](ddp::GradBucket& bucket) {
-        if (!state->localSgdStarted()) {
-          state->maybeIncreaseIteration(bucket.isLast());
-          return global(bucket);
-        }
-        if (!state->options().post_local_gradient_allreduce) {
-          return keep(bucket);
-        }
-        if (!*local) *local = allreduceHook(state->subgroup(store, pg));
-        return (*local)(bucket);
-      };
+  ddp::CommHook global = allreduceHook(pg);
+  return [state = std::move(state), global = std::move(global),
+          keep = noopHook(), pg = std::move(pg), store = std::move(store),
+          local](ddp::GradBucket& bucket) {
+    if (!state->localSgdStarted()) {
+      state->maybeIncreaseIteration(bucket.isLast());
+      return global(bucket);
+    }
+    if (!state->options().post_local_gradient_allreduce) {
+      return keep(bucket);
+    }
+    if (!*local) *local = allreduceHook(state->subgroup(store, pg));
+    return (*local)(bucket);
+  };
 }
 
 }  // namespace distalgo::hooks

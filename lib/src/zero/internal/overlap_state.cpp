@@ -17,6 +17,7 @@ constexpr const char* kOverlapHook = "distalgo::zero overlap hook: ";
 
 std::vector<const c10::TensorImpl*> impls(const std::vector<at::Tensor>& ps) {
   std::vector<const c10::TensorImpl*> out;
+  out.reserve(ps.size());
   for (const auto& p : ps) out.push_back(p.unsafeGetTensorImpl());
   return out;
 }
