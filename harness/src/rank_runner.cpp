@@ -38,20 +38,15 @@ class ReportingListener : public ::testing::EmptyTestEventListener {
   void OnTestPartResult(const ::testing::TestPartResult& result) override {
     if (result.skipped()) {
       skipped_ = true;
-      writeRecord(kResultFd,
-                  {RecordType::kSkip,
-                   {std::to_string(static_cast<int>(SkipCode::kGeneric)),
-                    result.message()}});
+      sendResult(kResultFd, Skip{SkipCode::kGeneric, result.message()});
       return;
     }
     if (!result.failed()) return;
     failed_ = true;
     fatal_ = fatal_ || result.fatally_failed();
-    writeRecord(kResultFd,
-                {RecordType::kFailure,
-                 {result.file_name() ? result.file_name() : "",
-                  std::to_string(result.line_number()), result.message(),
-                  result.fatally_failed() ? "1" : "0"}});
+    sendResult(kResultFd,
+               RankFailure{result.file_name() ? result.file_name() : "",
+                           result.line_number(), result.message()});
   }
 
   void reset() { failed_ = fatal_ = skipped_ = false; }
@@ -85,7 +80,7 @@ std::string demangle(const char* name) {
 }
 
 void reportException(const std::string& type, const std::string& message) {
-  writeRecord(kResultFd, {RecordType::kException, {type, message}});
+  sendResult(kResultFd, RankException{type, message});
 }
 
 }  // namespace
@@ -110,8 +105,6 @@ class RankRunner {
       *used = acquire();
       context.store = used->store;
       context.pg = used->pg;
-      writeRecord(kResultFd,
-                  {RecordType::kStarted, {std::to_string(::getpid())}});
       std::unique_ptr<DistributedTest> fixture = instance.factory();
       fixture->context_ = &context;
       try {
@@ -140,9 +133,7 @@ class RankRunner {
                       "an exception not derived from std::exception");
     }
     if (skip) {
-      writeRecord(kResultFd, {RecordType::kSkip,
-                              {std::to_string(static_cast<int>(skip->code)),
-                               skip->message}});
+      sendResult(kResultFd, Skip{skip->code, skip->message});
     }
     if (threw || g_listener->failed()) return kTestErrorExitCode;
     if (skip) return static_cast<int>(skip->code);
@@ -162,7 +153,7 @@ void flushOutput() {
 [[noreturn]] void finishAndExit(int code) {
   // Output first: the parent drains it once it sees kFinished.
   flushOutput();
-  writeRecord(kResultFd, {RecordType::kFinished, {std::to_string(code)}});
+  sendResult(kResultFd, FinishedRecord{code});
   // Skip static destructors and atexit handlers: libtorch and Gloo threads
   // may still be alive, and the parent's objects (in a forked rank) are not
   // ours to destroy.
@@ -185,8 +176,7 @@ const TestInstance& lookup(const std::string& full_name) {
 // The parent prints how to attach: its stderr is shown even when the rank's
 // output is not.
 void waitForDebugger() {
-  writeRecord(kResultFd,
-              {RecordType::kDebugWaiting, {std::to_string(::getpid())}});
+  sendResult(kResultFd, DebugWaitingRecord{::getpid()});
   ::raise(SIGSTOP);
 }
 
@@ -209,15 +199,13 @@ void runRankProcess(const RankLaunch& launch) {
   }
   // A reused worker: a fresh group per test, each built ahead of its test.
   WorkerGroups groups(launch);
-  while (auto command = readRecordBlocking(kControlFd)) {
-    if (command->type != RecordType::kRun || command->fields.size() != 2) break;
-    const long sequence = std::stol(command->fields[1]);
+  while (const std::optional<RunRecord> command = receiveRun(kControlFd)) {
     TestGroup group;
     const int code = RankRunner::run(
-        lookup(command->fields[0]), launch,
-        [&] { return groups.take(sequence); }, &group);
+        lookup(command->test), launch,
+        [&] { return groups.take(command->sequence); }, &group);
     flushOutput();
-    writeRecord(kResultFd, {RecordType::kFinished, {std::to_string(code)}});
+    sendResult(kResultFd, FinishedRecord{code});
     groups.retire(std::move(group));
   }
   flushOutput();

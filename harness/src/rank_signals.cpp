@@ -60,7 +60,7 @@ void onStackRequest(int signal_number, siginfo_t*, void*) {
     return;
   }
   dumpStack("at the deadline");
-  writeEmptyRecordFromSignalHandler(kResultFd, RecordType::kStackDumped);
+  sendStackDumpedFromSignalHandler(kResultFd);
 }
 
 void onCrash(int signal_number, siginfo_t*, void*) {

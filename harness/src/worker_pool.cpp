@@ -19,12 +19,9 @@ WorkerPool::WorkerPool(const RankLaunch& launch, StartMethod method,
 }
 
 bool WorkerPool::dispatch(const std::string& test_full_name) {
-  const std::string sequence = std::to_string(sequence_++);
+  const RunRecord run{test_full_name, sequence_++};
   for (auto& worker : workers_) {
-    if (!writeRecord(worker->controlFd(),
-                     {RecordType::kRun, {test_full_name, sequence}})) {
-      return false;
-    }
+    if (!sendRun(worker->controlFd(), run)) return false;
   }
   return true;
 }

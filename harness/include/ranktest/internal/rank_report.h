@@ -56,4 +56,11 @@ struct RankReport {
   }
 };
 
+// Records how the rank's process ended (`wait_status` from waitpid) in
+// `report`: a signal, a skip code it exited with (PyTorch's convention), or
+// an exit without the FinishedRecord (`finished`) a finished body sends.
+// A reused worker never exits during a test.
+void applyExitStatus(int wait_status, bool finished, bool reused,
+                     RankReport& report);
+
 }  // namespace ranktest::internal

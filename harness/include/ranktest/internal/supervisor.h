@@ -15,7 +15,7 @@ namespace ranktest::internal {
 
 struct SuperviseOptions {
   std::chrono::milliseconds timeout{60000};
-  // Reused workers finish a test with a kFinished record and stay alive;
+  // Reused workers finish a test with a FinishedRecord and stay alive;
   // one-shot ranks finish by exiting.
   bool reused = false;
   bool verbose = false;         // stream "[rank N] ..." lines live
