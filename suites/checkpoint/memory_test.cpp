@@ -36,7 +36,7 @@ TEST(CheckpointMemory, EveryBlockWrappedKeepsUnderAQuarterOfTheActivations) {
   const auto plain = measure(false);
   const auto wrapped = measure(true);
   const std::int64_t unit = std::int64_t{kBatch} * kMemoryWidth * 4;
-  EXPECT_GE(plain.retained, 9 * kMemoryDepth * unit);
+  EXPECT_GE(plain.retained, std::int64_t{9} * kMemoryDepth * unit);
   EXPECT_LT(wrapped.retained * 4, plain.retained)
       << "plain " << plain.retained << " bytes, wrapped " << wrapped.retained;
 }

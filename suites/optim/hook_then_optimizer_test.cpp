@@ -34,7 +34,7 @@ struct BucketLayout {
 };
 // The MLP's 212 floats in one bucket, or in buckets of at most 64 floats.
 constexpr BucketLayout kLayouts[] = {
-    {"one bucket", 25.0, 1024 * 1024, false},
+    {"one bucket", 25.0, std::size_t{1024} * 1024, false},
     {"small buckets", 256.0 / (1024 * 1024), 256, true},
 };
 

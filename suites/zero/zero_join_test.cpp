@@ -262,8 +262,8 @@ RANKTEST_F(ZeroJoinAlone, JoinMakesDdpFirstInEitherListOrder) {
                                optimizerCases().front().factory);
   EXPECT_EQ(zero.joinProcessGroup(), pg());
   EXPECT_EQ(zero.joinDevice(), c10::Device(c10::kCPU));
-  for (auto joinables : {std::vector<Joinable*>{&ddp, &zero},
-                         std::vector<Joinable*>{&zero, &ddp}}) {
+  for (const auto& joinables : {std::vector<Joinable*>{&ddp, &zero},
+                                std::vector<Joinable*>{&zero, &ddp}}) {
     Join join(joinables);
     EXPECT_TRUE(ddp.joinConfig().is_first_joinable);
     EXPECT_FALSE(zero.joinConfig().is_first_joinable);
