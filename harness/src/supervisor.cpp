@@ -79,8 +79,8 @@ class Supervisor {
   // Reads whatever is ready, waiting at most until `wake`.
   void pollOnce(Clock::time_point wake) {
     std::vector<pollfd> fds;
-    std::vector<std::pair<WatchedRank*, int>>
-        owners;  // 0 output, 1 result, 2 exit
+    // Per descriptor: its rank and what it is (0 output, 1 result, 2 exit).
+    std::vector<std::pair<WatchedRank*, int>> owners;
     // SIGINT or SIGTERM wake the loop at once (once seen, the pipe stays
     // readable: it is no longer waited on).
     if (interruptFd() >= 0 && interruptSignal() == 0) {
