@@ -65,7 +65,7 @@ void Cells::registerRanktestCell(int cell, int runs, int reuse_pools,
     suite_cells_[suite] = cell;
     const int tests = isReuse(mode) ? per_suite + 1 : runs;
     for (int i = 0; i < tests; ++i) {
-      ranktest::internal::registerDistributedTest(
+      ranktest::registerTest(
           suite.c_str(), testName(i).c_str(), __FILE__, __LINE__,
           Barrier::testOptions(),
           {ranktest::worldSizes({cells_[cell].world_size}),

@@ -45,7 +45,7 @@ std::optional<Skip> checkConditions(const TestInstance& t) {
                       std::to_string(conditions.visible_gpus) + " GPUs"};
     }
   }
-  for (const Requirement& requirement : t.requirements) {
+  for (const Requirement& requirement : t.options.requirements) {
     if (auto skip = requirement(conditions)) return skip;
   }
   return std::nullopt;
@@ -57,14 +57,14 @@ RankLaunch launchFor(const TestInstance& t, bool one_shot) {
   launch.backend = t.backend;
   // The store and group time out with the test; while someone debugs a
   // rank, the others must wait for it as long as it takes.
-  launch.timeout = settings().debug_rank ? std::chrono::hours(24) : t.timeout;
+  launch.timeout = settings().debug_rank ? std::chrono::hours(24) : t.timeout();
   launch.test = one_shot ? t.fullName() : std::string();
   return launch;
 }
 
 SuperviseOptions superviseOptions(const TestInstance& t, bool reused) {
   SuperviseOptions options;
-  options.timeout = t.timeout;
+  options.timeout = t.timeout();
   options.reused = reused;
   options.verbose = settings().verbose;
   options.tail_lines = settings().output_lines;
@@ -72,7 +72,7 @@ SuperviseOptions superviseOptions(const TestInstance& t, bool reused) {
 }
 
 SuperviseResult runFresh(const TestInstance& t) {
-  Rendezvous rendezvous(t.store);
+  Rendezvous rendezvous(t.options.store);
   const std::optional<int> debug_rank = settings().debug_rank;
   std::vector<std::unique_ptr<RankProcess>> owned;
   std::vector<RankProcess*> ranks;
@@ -81,8 +81,8 @@ SuperviseResult runFresh(const TestInstance& t) {
     launch.rank = rank;
     launch.store = rendezvous.address();
     launch.debug_wait = debug_rank == rank;
-    owned.push_back(
-        RankProcess::start(launch, t.start_method, rendezvous.fileFd(), false));
+    owned.push_back(RankProcess::start(launch, t.options.start_method,
+                                       rendezvous.fileFd(), false));
     ranks.push_back(owned.back().get());
   }
   return supervise(ranks, superviseOptions(t, /*reused=*/false));
@@ -91,13 +91,14 @@ SuperviseResult runFresh(const TestInstance& t) {
 SuperviseResult runReused(const TestInstance& t) {
   RankLaunch launch = launchFor(t, /*one_shot=*/false);
   auto& pools = WorkerPools::instance();
-  WorkerPool* pool = &pools.get(launch, t.start_method, t.store);
+  WorkerPool* pool =
+      &pools.get(launch, t.options.start_method, t.options.store);
   if (!pool->dispatch(t.fullName())) {
     // A worker died between tests; start afresh once.
-    pools.release(launch, t.start_method, t.store);
-    pool = &pools.get(launch, t.start_method, t.store);
+    pools.release(launch, t.options.start_method, t.options.store);
+    pool = &pools.get(launch, t.options.start_method, t.options.store);
     if (!pool->dispatch(t.fullName())) {
-      pools.release(launch, t.start_method, t.store);
+      pools.release(launch, t.options.start_method, t.options.store);
       throw std::runtime_error(
           "ranktest: freshly started workers exited before their first test");
     }
@@ -109,13 +110,14 @@ SuperviseResult runReused(const TestInstance& t) {
                                        [](const RankReport& r) {
                                          return r.passed() || r.skipped();
                                        });
-  if (!clean) pools.release(launch, t.start_method, t.store);
+  if (!clean) pools.release(launch, t.options.start_method, t.options.store);
   return result;
 }
 
 std::string describeRun(const TestInstance& t) {
-  return toString(t.start_method) + ", " + toString(t.store) + ", " +
-         t.backend + (t.reuse_processes ? ", reused processes" : "");
+  return toString(t.options.start_method) + ", " + toString(t.options.store) +
+         ", " + t.backend +
+         (t.options.reuse_processes ? ", reused processes" : "");
 }
 
 class ParentTest : public ::testing::Test {
@@ -143,12 +145,13 @@ class ParentTest : public ::testing::Test {
     }
     // A worker that died must not kill the parent through a write.
     ::signal(SIGPIPE, SIG_IGN);
-    const SuperviseResult result = instance_->reuse_processes
+    const SuperviseResult result = instance_->options.reuse_processes
                                        ? runReused(*instance_)
                                        : runFresh(*instance_);
     const Verdict verdict =
         judge({instance_->fullName(), instance_->file, instance_->line,
-               describeRun(*instance_), instance_->timeout},
+               describeRun(*instance_), instance_->timeout(),
+               "--gtest_filter=" + instance_->fullName()},
               result);
     for (const VerdictFailure& failure : verdict.failures) {
       ADD_FAILURE_AT(failure.file.c_str(), failure.line) << failure.text;
@@ -174,10 +177,14 @@ const TestInstance* findTestInstance(const std::string& full_name) {
   return it == registry().end() ? nullptr : &it->second;
 }
 
-bool registerDistributedTest(const std::string& suite, const std::string& name,
-                             const char* file, int line, TestOptions options,
-                             const std::vector<TestTrait>& traits,
-                             FixtureFactory factory) {
+}  // namespace ranktest::internal
+
+namespace ranktest {
+
+bool registerTest(const std::string& suite, const std::string& name,
+                  const char* file, int line, TestOptions options,
+                  const std::vector<TestTrait>& traits,
+                  FixtureFactory factory) {
   const Settings& env = settings();
   // Fixture defaults < environment < the test's own traits. WORLD_SIZE and
   // BACKEND do not override anything: they choose the cell that runs.
@@ -185,46 +192,48 @@ bool registerDistributedTest(const std::string& suite, const std::string& name,
   if (env.store) options.store = *env.store;
   if (env.reuse_processes) options.reuse_processes = *env.reuse_processes;
   for (const TestTrait& trait : traits) trait.apply(options);
-  CellChoice cell;
+  options.timeout =
+      internal::scaled(options.timeout.value_or(env.default_timeout));
+  internal::CellChoice cell;
   cell.world_size = env.world_size;
   cell.backend = env.backend;
   cell.built = {"gloo"};
   if (ncclBuilt()) cell.built.push_back("nccl");
   cell.declared_only = env.listing_tests;
-  std::vector<PlannedInstance> planned;
+  std::vector<internal::PlannedInstance> planned;
   try {
-    planned = planInstances(options, cell);
+    planned = internal::planInstances(options, cell);
   } catch (const std::invalid_argument& error) {
     throw std::logic_error("ranktest: " + suite + "." + name + " (" + file +
                            ":" + std::to_string(line) + ") " + error.what());
   }
-  for (const PlannedInstance& instance : planned) {
-    TestInstance t;
+  for (const internal::PlannedInstance& instance : planned) {
+    internal::TestInstance t;
     t.suite = suite;
     t.name = name + "/" + instance.suffix();
     t.file = file;
     t.line = line;
     t.world_size = instance.world_size;
     t.backend = instance.backend;
-    t.start_method = options.start_method;
-    t.store = options.store;
-    t.timeout = scaled(options.timeout.value_or(env.default_timeout));
-    t.reuse_processes = options.reuse_processes;
-    t.requirements = options.requirements;
+    t.options = options;
     t.deselected = instance.deselected;
     t.factory = factory;
     const std::string full_name = t.fullName();
-    if (registry().count(full_name) != 0) {
+    if (internal::registry().count(full_name) != 0) {
       throw std::logic_error("ranktest: two distributed tests are named " +
                              full_name);
     }
-    const TestInstance* stored =
-        &registry().insert_or_assign(full_name, std::move(t)).first->second;
-    ::testing::RegisterTest(
-        stored->suite.c_str(), stored->name.c_str(), nullptr, nullptr, file,
-        line, [stored]() -> ParentTest* { return new ParentTest(stored); });
+    const internal::TestInstance* stored =
+        &internal::registry()
+             .insert_or_assign(full_name, std::move(t))
+             .first->second;
+    ::testing::RegisterTest(stored->suite.c_str(), stored->name.c_str(),
+                            nullptr, nullptr, file, line,
+                            [stored]() -> internal::ParentTest* {
+                              return new internal::ParentTest(stored);
+                            });
   }
   return true;
 }
 
-}  // namespace ranktest::internal
+}  // namespace ranktest

@@ -175,10 +175,13 @@ void setOriginalArguments(int argc, char** argv) {
 
 bool haveOriginalArguments() { return !g_arguments.empty(); }
 
-std::unique_ptr<RankProcess> RankProcess::start(const RankLaunch& launch,
-                                                StartMethod method,
-                                                int store_file_fd,
-                                                bool reusable) {
+std::unique_ptr<RankProcess> RankProcess::start(
+    const RankLaunch& launch, StartMethod method, int store_file_fd,
+    bool reusable, const std::function<void()>& forked_main) {
+  if (method == StartMethod::kSpawn && forked_main) {
+    throw std::logic_error(
+        "ranktest: a body given in memory can only be forked");
+  }
   if (method == StartMethod::kSpawn && !haveOriginalArguments()) {
     throw std::logic_error(
         "ranktest: spawn start method needs ranktest::init(&argc, argv) in "
@@ -234,6 +237,10 @@ std::unique_ptr<RankProcess> RankProcess::start(const RankLaunch& launch,
       }
       ::execve("/proc/self/exe", argv.data(), envp.data());
       ::_exit(127);
+    }
+    if (forked_main) {
+      forked_main();
+      ::_exit(kTestErrorExitCode);
     }
     runRankProcess(launch);
   }

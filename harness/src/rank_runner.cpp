@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -14,12 +15,12 @@
 
 #include "ranktest/distributed_test.h"
 #include "ranktest/internal/process_group_factory.h"
-#include "ranktest/internal/rank_context.h"
 #include "ranktest/internal/rank_signals.h"
 #include "ranktest/internal/record.h"
 #include "ranktest/internal/registry.h"
 #include "ranktest/internal/rendezvous.h"
 #include "ranktest/internal/test_groups.h"
+#include "ranktest/run_ranks.h"
 
 namespace ranktest {
 namespace internal {
@@ -85,19 +86,20 @@ void reportException(const std::string& type, const std::string& message) {
 
 }  // namespace
 
-// Runs `instance` in this rank; returns the exit code it stands for.
+// Runs bodies in this rank and turns how they end into an exit code.
 class RankRunner {
  public:
-  // Runs `instance` on the group `acquire` gives (building it may throw and
-  // is reported as this test's failure); leaves the group in `*used`.
+  // Runs `body` on the group `acquire` gives (building it may throw and is
+  // reported as this body's failure); leaves the group in `*used`. Returns the
+  // exit code the outcome stands for.
   template <typename Acquire>
-  static int run(const TestInstance& instance, const RankLaunch& launch,
-                 Acquire acquire, TestGroup* used) {
+  static int run(const RankLaunch& launch, Acquire acquire, TestGroup* used,
+                 const std::function<void(const Rank&)>& body) {
     g_listener->reset();
     std::optional<SkipRankSignal> skip;
     bool threw = false;
     try {
-      RankContext context;
+      Rank context;
       context.rank = launch.rank;
       context.world_size = launch.world_size;
       context.backend = launch.backend;
@@ -105,19 +107,7 @@ class RankRunner {
       *used = acquire();
       context.store = used->store;
       context.pg = used->pg;
-      std::unique_ptr<DistributedTest> fixture = instance.factory();
-      fixture->context_ = &context;
-      try {
-        fixture->SetUp();
-        if (!g_listener->fatal() && !g_listener->skipped()) {
-          fixture->rankBody();
-        }
-      } catch (...) {
-        // gtest semantics: TearDown runs even when the body fails.
-        fixture->TearDown();
-        throw;
-      }
-      fixture->TearDown();
+      body(context);
     } catch (const SkipRankSignal& signal) {
       skip = signal;
     } catch (const c10::Error& error) {
@@ -139,6 +129,24 @@ class RankRunner {
     if (skip) return static_cast<int>(skip->code);
     if (g_listener->skipped()) return static_cast<int>(SkipCode::kGeneric);
     return 0;
+  }
+
+  // A fixture's life in one rank: construction, SetUp, the body unless SetUp
+  // failed fatally or skipped, and TearDown even when they throw (gtest's
+  // semantics).
+  static void runFixture(const TestInstance& instance, const Rank& context) {
+    std::unique_ptr<DistributedTest> fixture = instance.factory();
+    fixture->context_ = &context;
+    try {
+      fixture->SetUp();
+      if (!g_listener->fatal() && !g_listener->skipped()) {
+        fixture->rankBody();
+      }
+    } catch (...) {
+      fixture->TearDown();
+      throw;
+    }
+    fixture->TearDown();
   }
 };
 
@@ -180,36 +188,56 @@ void waitForDebugger() {
   ::raise(SIGSTOP);
 }
 
-}  // namespace
-
-void runRankProcess(const RankLaunch& launch) {
+// What every rank does first: crash and stack handlers, gtest's results to
+// the parent, and the debugger wait when asked.
+void prepareRank(const RankLaunch& launch) {
   installRankSignalHandlers(launch.rank);
   takeOverGtestOutput();
   if (launch.debug_wait) waitForDebugger();
+}
+
+TestGroup buildOneShotGroup(const RankLaunch& launch) {
+  return buildTestGroup(
+      launch, connectStore(launch.store, launch.world_size, launch.timeout));
+}
+
+std::function<void(const Rank&)> fixtureBody(const TestInstance& instance) {
+  return [&instance](const Rank& context) {
+    RankRunner::runFixture(instance, context);
+  };
+}
+
+}  // namespace
+
+void runRankProcess(const RankLaunch& launch) {
+  prepareRank(launch);
   if (!launch.test.empty()) {
     TestGroup group;
     finishAndExit(RankRunner::run(
-        lookup(launch.test), launch,
-        [&] {
-          return buildTestGroup(
-              launch,
-              connectStore(launch.store, launch.world_size, launch.timeout));
-        },
-        &group));
+        launch, [&] { return buildOneShotGroup(launch); }, &group,
+        fixtureBody(lookup(launch.test))));
   }
   // A reused worker: a fresh group per test, each built ahead of its test.
   WorkerGroups groups(launch);
   while (const std::optional<RunRecord> command = receiveRun(kControlFd)) {
     TestGroup group;
     const int code = RankRunner::run(
-        lookup(command->test), launch,
-        [&] { return groups.take(command->sequence); }, &group);
+        launch, [&] { return groups.take(command->sequence); }, &group,
+        fixtureBody(lookup(command->test)));
     flushOutput();
     sendResult(kResultFd, FinishedRecord{code});
     groups.retire(std::move(group));
   }
   flushOutput();
   ::_exit(0);
+}
+
+void runRankBody(const RankLaunch& launch,
+                 const std::function<void(const Rank&)>& body) {
+  prepareRank(launch);
+  TestGroup group;
+  finishAndExit(RankRunner::run(
+      launch, [&] { return buildOneShotGroup(launch); }, &group, body));
 }
 
 }  // namespace internal

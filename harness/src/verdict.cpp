@@ -122,8 +122,8 @@ VerdictFailure failureAt(const RunDescription& run, const RankReport* r,
 std::string header(const RunDescription& run, const SuperviseResult& result) {
   return "  test: " + run.test + " (" + run.how + ", " +
          std::to_string(result.ranks.size()) + " ranks, " +
-         seconds(result.elapsed) + ")\n  rerun: --gtest_filter=" + run.test +
-         "\n";
+         seconds(result.elapsed) + ")\n" +
+         (run.rerun.empty() ? "" : "  rerun: " + run.rerun + "\n");
 }
 
 }  // namespace

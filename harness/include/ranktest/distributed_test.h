@@ -32,8 +32,8 @@
 
 namespace ranktest {
 
+struct Rank;
 namespace internal {
-struct RankContext;
 class RankRunner;
 }  // namespace internal
 
@@ -65,23 +65,25 @@ class DistributedTest {
  private:
   virtual void rankBody() = 0;
   friend class internal::RankRunner;
-  const internal::RankContext* context_ = nullptr;
+  const Rank* context_ = nullptr;
 };
 
 // Skips this rank's test from anywhere in its call stack. Every rank must skip
 // alike, otherwise the parent reports the disagreement as a failure.
 [[noreturn]] void skipRank(SkipCode code, std::string message);
 
-namespace internal {
+// Makes a fresh fixture, in a rank, for one run of a test body.
 using FixtureFactory = std::function<std::unique_ptr<DistributedTest>()>;
 
-// Registers one gtest test per world size; returns true (for a static).
-bool registerDistributedTest(const std::string& suite, const std::string& name,
-                             const char* file, int line,
-                             TestOptions fixture_options,
-                             const std::vector<TestTrait>& traits,
-                             FixtureFactory factory);
-}  // namespace internal
+// Registers a distributed test at run time, as ::testing::RegisterTest does
+// for plain tests (RANKTEST_F calls it from a static): one gtest test per
+// world size of `fixture_options` with `traits` applied. Call it before
+// ranktest::init(), in the same order in every run of the binary: a spawned
+// rank finds its test by name. Throws std::logic_error on a duplicate name or
+// unusable options. Returns true.
+bool registerTest(const std::string& suite, const std::string& name,
+                  const char* file, int line, TestOptions fixture_options,
+                  const std::vector<TestTrait>& traits, FixtureFactory factory);
 
 }  // namespace ranktest
 
@@ -98,9 +100,8 @@ bool registerDistributedTest(const std::string& suite, const std::string& name,
     static std::unique_ptr<::ranktest::DistributedTest> make() {          \
       return std::make_unique<RANKTEST_INTERNAL_CLASS_(fixture, name)>(); \
     }                                                                     \
-    static inline const bool registered_ =                                \
-        ::ranktest::internal::registerDistributedTest(                    \
-            #fixture, #name, __FILE__, __LINE__, fixture::testOptions(),  \
-            {__VA_ARGS__}, &make);                                        \
+    static inline const bool registered_ = ::ranktest::registerTest(      \
+        #fixture, #name, __FILE__, __LINE__, fixture::testOptions(),      \
+        {__VA_ARGS__}, &make);                                            \
   };                                                                      \
   void RANKTEST_INTERNAL_CLASS_(fixture, name)::rankBody()

@@ -109,7 +109,7 @@ class ParamSuite {
         traits.insert(traits.end(), rows_[i].traits.begin(),
                       rows_[i].traits.end());
         Make make = test.make;
-        registerDistributedTest(
+        ::ranktest::registerTest(
             suite, test.name + "/" + Fixture::paramName(*value, i), test.file,
             test.line, Fixture::testOptions(), traits,
             [make, value]() -> std::unique_ptr<DistributedTest> {

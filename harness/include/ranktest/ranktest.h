@@ -8,6 +8,7 @@
 #include "ranktest/counting_process_group.h"
 #include "ranktest/distributed_test.h"
 #include "ranktest/param_test.h"
+#include "ranktest/run_ranks.h"
 #include "ranktest/settings.h"
 #include "ranktest/skip_codes.h"
 #include "ranktest/test_options.h"

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,10 +24,12 @@ class RankProcess {
   RankProcess& operator=(const RankProcess&) = delete;
 
   // Starts a rank. `store_file_fd` (or -1) becomes the rank's kStoreFileFd;
-  // `reusable` gives it a control pipe for kRun records.
-  static std::unique_ptr<RankProcess> start(const RankLaunch& launch,
-                                            StartMethod method,
-                                            int store_file_fd, bool reusable);
+  // `reusable` gives it a control pipe for kRun records. A forked rank runs
+  // `forked_main` (which must not return) instead of the registered test
+  // named in `launch`.
+  static std::unique_ptr<RankProcess> start(
+      const RankLaunch& launch, StartMethod method, int store_file_fd,
+      bool reusable, const std::function<void()>& forked_main = {});
 
   int rank() const { return rank_; }
   pid_t pid() const { return pid_; }

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "ranktest/distributed_test.h"
 
@@ -20,16 +19,16 @@ struct TestInstance {
   int line = 0;
   int world_size = 0;
   std::string backend;
-  StartMethod start_method = StartMethod::kFork;
-  StoreKind store = StoreKind::kFile;
-  std::chrono::milliseconds timeout{0};
-  bool reuse_processes = false;
-  std::vector<Requirement> requirements;
+  // The fixture's options with the environment and the test's traits
+  // applied; `timeout` is always set (default and RANKTEST_TIMEOUT_SCALE
+  // applied).
+  TestOptions options;
   // Why the run's WORLD_SIZE or BACKEND skips this instance (unset: it runs).
   std::optional<Skip> deselected;
   FixtureFactory factory;
 
   std::string fullName() const { return suite + "." + name; }
+  std::chrono::milliseconds timeout() const { return *options.timeout; }
 };
 
 // The instance with that full name, or nullptr.

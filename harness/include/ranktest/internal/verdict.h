@@ -27,11 +27,12 @@ struct Verdict {
 
 // What the report header says about the run, e.g. "fork, file store, gloo".
 struct RunDescription {
-  std::string test;  // full gtest name
+  std::string test;  // full gtest name, or what else ran
   std::string file;
   int line = 0;
   std::string how;
   std::chrono::milliseconds timeout{0};
+  std::string rerun;  // how to run it again, e.g. "--gtest_filter=..."
 };
 
 Verdict judge(const RunDescription& run, const SuperviseResult& result);

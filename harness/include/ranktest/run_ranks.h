@@ -1,0 +1,74 @@
+#pragma once
+
+// Runs a function in W rank processes, each with its store and process group,
+// outside googletest: the shape of gloo's spawn(transport, size, fn), for
+// tools and benchmarks. The ranks are supervised as a test's are: the first
+// failing rank stops the others, the deadline collects stacks, and the
+// result says what went wrong in the words of a test report.
+//
+// Example:
+//   ranktest::RunResult result = ranktest::runRanks(
+//       {.world_size = 4}, [](const ranktest::Rank& r) {
+//         std::vector<at::Tensor> t{at::ones({8})};
+//         r.pg->allreduce(t)->wait();
+//       });
+//   if (!result.passed()) std::cerr << result.message;
+
+#include <c10/core/Device.h>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include "ranktest/test_options.h"
+
+namespace ranktest {
+
+// What one rank knows while its body runs (a test body or a runRanks body).
+struct Rank {
+  int rank = 0;
+  int world_size = 0;
+  std::string backend;  // "gloo" or "nccl"
+  // CPU for gloo, cuda:<rank> for nccl.
+  c10::Device device{c10::kCPU};
+  // The store the group was built on.
+  c10::intrusive_ptr<c10d::Store> store;
+  c10::intrusive_ptr<c10d::ProcessGroup> pg;
+};
+
+// How runRanks() starts and watches the ranks.
+struct RunOptions {
+  int world_size = 2;
+  std::string backend = "gloo";
+  StoreKind store = StoreKind::kFile;
+  // For the whole run; it is also the store's and the group's timeout.
+  std::chrono::milliseconds timeout{60000};
+  // Print each rank's output live, "[rank N] "-prefixed, on stderr; otherwise
+  // only a failing rank's last lines appear, in the message.
+  bool stream_output = false;
+};
+
+// How the run ended.
+struct RunResult {
+  enum class Outcome { kPassed, kSkipped, kFailed };
+  Outcome outcome = Outcome::kFailed;
+  // Why the ranks skipped (all alike, via skipRank), or every failing rank's
+  // report: exception, gtest failure, signal, timeout with stacks, output.
+  // Empty when passed.
+  std::string message;
+  std::chrono::milliseconds elapsed{0};
+
+  bool passed() const { return outcome == Outcome::kPassed; }
+};
+
+// Forks `options.world_size` ranks from the calling process (so `body` may
+// capture anything) and runs body(rank) in each, on a fresh group of
+// `options.backend`. A rank fails when body throws, a gtest assertion in it
+// fails, it dies, or the deadline passes. Nothing outlives the call: no rank
+// process, store file or port. Throws std::invalid_argument on bad options.
+RunResult runRanks(const RunOptions& options,
+                   const std::function<void(const Rank&)>& body);
+
+}  // namespace ranktest

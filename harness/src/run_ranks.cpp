@@ -1,0 +1,86 @@
+#include "ranktest/run_ranks.h"
+
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "ranktest/internal/rank_process.h"
+#include "ranktest/internal/rank_runner.h"
+#include "ranktest/internal/rendezvous.h"
+#include "ranktest/internal/supervisor.h"
+#include "ranktest/internal/verdict.h"
+
+namespace ranktest {
+namespace {
+
+void checkOptions(const RunOptions& options) {
+  if (options.world_size < 1) {
+    throw std::invalid_argument("ranktest::runRanks: world_size is " +
+                                std::to_string(options.world_size) +
+                                "; it must be at least 1");
+  }
+  if (options.backend != "gloo" && options.backend != "nccl") {
+    throw std::invalid_argument("ranktest::runRanks: unknown backend '" +
+                                options.backend + "' (gloo or nccl)");
+  }
+  if (options.timeout.count() <= 0) {
+    throw std::invalid_argument(
+        "ranktest::runRanks: the timeout must be "
+        "positive");
+  }
+}
+
+RunResult::Outcome outcomeOf(internal::Verdict::Kind kind) {
+  switch (kind) {
+    case internal::Verdict::Kind::kPassed:
+      return RunResult::Outcome::kPassed;
+    case internal::Verdict::Kind::kSkipped:
+      return RunResult::Outcome::kSkipped;
+    case internal::Verdict::Kind::kFailed:
+      break;
+  }
+  return RunResult::Outcome::kFailed;
+}
+
+}  // namespace
+
+RunResult runRanks(const RunOptions& options,
+                   const std::function<void(const Rank&)>& body) {
+  checkOptions(options);
+  internal::Rendezvous rendezvous(options.store);
+  std::vector<std::unique_ptr<internal::RankProcess>> owned;
+  std::vector<internal::RankProcess*> ranks;
+  for (int rank = 0; rank < options.world_size; ++rank) {
+    internal::RankLaunch launch;
+    launch.rank = rank;
+    launch.world_size = options.world_size;
+    launch.backend = options.backend;
+    launch.store = rendezvous.address();
+    launch.timeout = options.timeout;
+    owned.push_back(internal::RankProcess::start(
+        launch, StartMethod::kFork, rendezvous.fileFd(), /*reusable=*/false,
+        [launch, &body] { internal::runRankBody(launch, body); }));
+    ranks.push_back(owned.back().get());
+  }
+  internal::SuperviseOptions supervise_options;
+  supervise_options.timeout = options.timeout;
+  supervise_options.verbose = options.stream_output;
+  const internal::SuperviseResult supervised =
+      internal::supervise(ranks, supervise_options);
+
+  const internal::Verdict verdict = internal::judge(
+      {"ranktest::runRanks", "", 0,
+       "fork, " + toString(options.store) + ", " + options.backend,
+       options.timeout, ""},
+      supervised);
+  RunResult result;
+  result.outcome = outcomeOf(verdict.kind);
+  result.elapsed = supervised.elapsed;
+  result.message = verdict.skip_message;
+  for (const internal::VerdictFailure& failure : verdict.failures) {
+    result.message += failure.text;
+  }
+  return result;
+}
+
+}  // namespace ranktest

@@ -1,0 +1,167 @@
+// ranktest::runRanks: a body in W forked ranks, each on a working process
+// group, judged as a test would be, and nothing left behind, all without a
+// registered test.
+
+#include "ranktest/run_ranks.h"
+
+#include <ATen/ATen.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+#include "process_probe.h"
+#include "ranktest/distributed_test.h"
+
+namespace harness_suite {
+namespace {
+
+using ranktest::Rank;
+using ranktest::RunOptions;
+using ranktest::RunResult;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+// True when this process has no child left, reaped or not.
+bool noChildLeft() {
+  return ::waitpid(-1, nullptr, WNOHANG) < 0 && errno == ECHILD;
+}
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "ranktest-runranks-XXXXXX")
+            .string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error("mkdtemp failed");
+    }
+    path_ = pattern;
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path_); }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+class HarnessRunRanks : public ::testing::TestWithParam<ranktest::StoreKind> {};
+
+// Each rank writes what its allreduce gave; the parent reads every file, so
+// a rank that did not run, or ran on a broken group, fails the test.
+TEST_P(HarnessRunRanks, EveryRankRunsTheBodyOnAWorkingGroup) {
+  ScratchDir dir;
+  const RunResult result = ranktest::runRanks(
+      {.world_size = 3, .store = GetParam(), .timeout = 30s},
+      [&](const Rank& r) {
+        std::vector<at::Tensor> t{at::full({1}, r.rank + 1, at::kLong)};
+        r.pg->allreduce(t)->wait();
+        std::ofstream(dir.file("rank" + std::to_string(r.rank)))
+            << r.world_size << " " << r.backend << " " << t[0].item<long>();
+      });
+  ASSERT_TRUE(result.passed()) << result.message;
+  EXPECT_EQ(result.message, "");
+  for (int rank = 0; rank < 3; ++rank) {
+    EXPECT_EQ(readFile(dir.file("rank" + std::to_string(rank))), "3 gloo 6")
+        << "rank " << rank;
+  }
+  EXPECT_TRUE(noChildLeft());
+}
+
+INSTANTIATE_TEST_SUITE_P(Harness, HarnessRunRanks,
+                         ::testing::Values(ranktest::StoreKind::kFile,
+                                           ranktest::StoreKind::kTcp),
+                         [](const auto& info) {
+                           return info.param == ranktest::StoreKind::kFile
+                                      ? "file"
+                                      : "tcp";
+                         });
+
+// Rank 0 waits in a barrier for rank 1, which throws: without the stop it
+// would wait for the whole deadline.
+TEST(HarnessRunRanksFailures, AThrowingRankFailsTheRunAndStopsTheOthers) {
+  const RunResult result =
+      ranktest::runRanks({.world_size = 2, .timeout = 30s}, [](const Rank& r) {
+        if (r.rank == 1) throw std::runtime_error("bad shard 7");
+        r.pg->barrier()->wait();
+      });
+  EXPECT_EQ(result.outcome, RunResult::Outcome::kFailed);
+  EXPECT_THAT(result.message,
+              AllOf(HasSubstr("rank 1 of 2 failed"),
+                    HasSubstr("std::runtime_error"), HasSubstr("bad shard 7"),
+                    HasSubstr("rank 0 was stopped because rank 1 failed")));
+  EXPECT_LT(result.elapsed, 20s);
+  EXPECT_TRUE(noChildLeft());
+}
+
+TEST(HarnessRunRanksFailures, AGtestAssertionInTheBodyFailsTheRun) {
+  const RunResult result = ranktest::runRanks(
+      {.world_size = 2, .timeout = 30s},
+      [](const Rank& r) { EXPECT_EQ(r.rank, 0) << "only rank 0 agrees"; });
+  EXPECT_FALSE(result.passed());
+  EXPECT_THAT(result.message, AllOf(HasSubstr("rank 1 of 2 failed"),
+                                    HasSubstr("run_ranks_test.cpp"),
+                                    HasSubstr("only rank 0 agrees")));
+}
+
+TEST(HarnessRunRanksFailures, ACrashingRankIsNamedWithItsSignal) {
+  const RunResult result =
+      ranktest::runRanks({.world_size = 2, .timeout = 30s}, [](const Rank& r) {
+        if (r.rank == 1) std::abort();
+        r.pg->barrier()->wait();
+      });
+  EXPECT_FALSE(result.passed());
+  EXPECT_THAT(result.message, AllOf(HasSubstr("rank 1 of 2 was killed by "
+                                              "signal SIGABRT")));
+  EXPECT_TRUE(noChildLeft());
+}
+
+TEST(HarnessRunRanksFailures, TheDeadlineStopsAHangingRankWithItsStack) {
+  const RunResult result =
+      ranktest::runRanks({.world_size = 2, .timeout = 3s}, [](const Rank& r) {
+        if (r.rank == 0) std::this_thread::sleep_for(1h);
+      });
+  EXPECT_FALSE(result.passed());
+  EXPECT_THAT(result.message,
+              AllOf(HasSubstr("timed out after"),
+                    HasSubstr("still running: rank 0"), HasSubstr("stack:")));
+  EXPECT_LT(result.elapsed, 15s);
+  EXPECT_TRUE(noChildLeft());
+}
+
+TEST(HarnessRunRanksFailures, RanksThatAllSkipSkipTheRunWithTheReason) {
+  const RunResult result =
+      ranktest::runRanks({.world_size = 2, .timeout = 30s}, [](const Rank&) {
+        ranktest::skipRank(ranktest::SkipCode::kFeatureUnavailable,
+                           "no fast link here");
+      });
+  EXPECT_EQ(result.outcome, RunResult::Outcome::kSkipped);
+  EXPECT_THAT(result.message,
+              AllOf(HasSubstr("code 88"), HasSubstr("no fast link here")));
+}
+
+TEST(HarnessRunRanksFailures, BadOptionsThrowBeforeAnyRankStarts) {
+  const auto body = [](const Rank&) {};
+  EXPECT_THROW(ranktest::runRanks({.world_size = 0}, body),
+               std::invalid_argument);
+  EXPECT_THROW(ranktest::runRanks({.backend = "mpi"}, body),
+               std::invalid_argument);
+  EXPECT_THROW(ranktest::runRanks({.timeout = 0s}, body),
+               std::invalid_argument);
+  EXPECT_TRUE(noChildLeft());
+}
+
+}  // namespace
+}  // namespace harness_suite
