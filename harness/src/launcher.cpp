@@ -184,7 +184,7 @@ namespace ranktest {
 bool registerTest(const std::string& suite, const std::string& name,
                   const char* file, int line, TestOptions options,
                   const std::vector<TestTrait>& traits,
-                  FixtureFactory factory) {
+                  const FixtureFactory& factory) {
   const Settings& env = settings();
   // Fixture defaults < environment < the test's own traits. WORLD_SIZE and
   // BACKEND do not override anything: they choose the cell that runs.

@@ -89,13 +89,19 @@ INSTANTIATE_TEST_SUITE_P(Harness, HarnessRunRanks,
                                       : "tcp";
                          });
 
-// Rank 0 waits in a barrier for rank 1, which throws: without the stop it
-// would wait for the whole deadline.
+// Rank 0 would sleep past the deadline; rank 1 throws, and the stop ends
+// the run at once. Rank 1 throws only once rank 0 has left the group's
+// construction: a peer that leaves mid-collective fails it on its own
+// ("Connection closed by peer"), which is not what this test is about.
 TEST(HarnessRunRanksFailures, AThrowingRankFailsTheRunAndStopsTheOthers) {
   const RunResult result =
       ranktest::runRanks({.world_size = 2, .timeout = 30s}, [](const Rank& r) {
-        if (r.rank == 1) throw std::runtime_error("bad shard 7");
-        r.pg->barrier()->wait();
+        if (r.rank == 1) {
+          r.store->wait({"rank0_sleeps"});
+          throw std::runtime_error("bad shard 7");
+        }
+        r.store->set("rank0_sleeps", {});
+        std::this_thread::sleep_for(1h);
       });
   EXPECT_EQ(result.outcome, RunResult::Outcome::kFailed);
   EXPECT_THAT(result.message,
@@ -119,8 +125,12 @@ TEST(HarnessRunRanksFailures, AGtestAssertionInTheBodyFailsTheRun) {
 TEST(HarnessRunRanksFailures, ACrashingRankIsNamedWithItsSignal) {
   const RunResult result =
       ranktest::runRanks({.world_size = 2, .timeout = 30s}, [](const Rank& r) {
-        if (r.rank == 1) std::abort();
-        r.pg->barrier()->wait();
+        if (r.rank == 1) {
+          r.store->wait({"rank0_sleeps"});
+          std::abort();
+        }
+        r.store->set("rank0_sleeps", {});
+        std::this_thread::sleep_for(1h);
       });
   EXPECT_FALSE(result.passed());
   EXPECT_THAT(result.message, AllOf(HasSubstr("rank 1 of 2 was killed by "

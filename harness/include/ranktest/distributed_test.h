@@ -83,7 +83,8 @@ using FixtureFactory = std::function<std::unique_ptr<DistributedTest>()>;
 // unusable options. Returns true.
 bool registerTest(const std::string& suite, const std::string& name,
                   const char* file, int line, TestOptions fixture_options,
-                  const std::vector<TestTrait>& traits, FixtureFactory factory);
+                  const std::vector<TestTrait>& traits,
+                  const FixtureFactory& factory);
 
 }  // namespace ranktest
 
