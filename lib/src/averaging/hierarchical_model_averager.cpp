@@ -1,41 +1,30 @@
 #include "distalgo/averaging/hierarchical_model_averager.h"
 
-#include <stdexcept>
-#include <string>
 #include <utility>
+
+#include "internal/check.h"
 
 namespace distalgo::averaging {
 namespace {
 
 constexpr const char* kHierarchicalAverager =
-    "distalgo::averaging::HierarchicalModelAverager";
+    "distalgo::averaging::HierarchicalModelAverager: ";
 
 void checkHierarchy(const std::map<int, int>& period_group_sizes,
                     int world_size, std::int64_t warmup_steps) {
-  if (period_group_sizes.empty()) {
-    throw std::invalid_argument(
-        std::string(kHierarchicalAverager) +
-        ": expected at least one period and group size, got none");
-  }
+  DISTALGO_CHECK_ARG(!period_group_sizes.empty(), kHierarchicalAverager,
+                     "expected at least one period and group size, got none");
   // The map is ordered: the first period is the smallest.
-  if (const int shortest = period_group_sizes.begin()->first; shortest < 1) {
-    throw std::invalid_argument(std::string(kHierarchicalAverager) +
-                                ": expected periods >= 1, got " +
-                                std::to_string(shortest));
-  }
-  if (const int last = period_group_sizes.rbegin()->second;
-      last != world_size) {
-    throw std::invalid_argument(
-        std::string(kHierarchicalAverager) +
-        ": expected the group size of the longest period to be the process "
-        "group's size " +
-        std::to_string(world_size) + ", got " + std::to_string(last));
-  }
-  if (warmup_steps < 0) {
-    throw std::invalid_argument(std::string(kHierarchicalAverager) +
-                                ": expected warmup_steps >= 0, got " +
-                                std::to_string(warmup_steps));
-  }
+  const int shortest = period_group_sizes.begin()->first;
+  DISTALGO_CHECK_ARG(shortest >= 1, kHierarchicalAverager,
+                     "expected periods >= 1, got ", shortest);
+  const int last = period_group_sizes.rbegin()->second;
+  DISTALGO_CHECK_ARG(last == world_size, kHierarchicalAverager,
+                     "expected the group size of the longest period to be the "
+                     "process group's size ",
+                     world_size, ", got ", last);
+  DISTALGO_CHECK_ARG(warmup_steps >= 0, kHierarchicalAverager,
+                     "expected warmup_steps >= 0, got ", warmup_steps);
 }
 
 }  // namespace

@@ -1,19 +1,17 @@
 #include "distalgo/averaging/model_averager.h"
 
-#include <stdexcept>
 #include <utility>
 
 #include "distalgo/averaging/average_parameters.h"
+#include "internal/check.h"
 
 namespace distalgo::averaging {
 
 ModelAverager::ModelAverager(c10::intrusive_ptr<c10d::ProcessGroup> pg)
     : pg_(std::move(pg)) {
-  if (!pg_) {
-    throw std::invalid_argument(
-        "distalgo::averaging::ModelAverager: expected a process group, got "
-        "null");
-  }
+  DISTALGO_CHECK_ARG(pg_,
+                     "distalgo::averaging::ModelAverager: expected a process "
+                     "group, got null");
 }
 
 void ModelAverager::averageParameters(const std::vector<at::Tensor>& params) {

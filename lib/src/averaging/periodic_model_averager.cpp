@@ -1,8 +1,8 @@
 #include "distalgo/averaging/periodic_model_averager.h"
 
-#include <stdexcept>
-#include <string>
 #include <utility>
+
+#include "internal/check.h"
 
 namespace distalgo::averaging {
 
@@ -12,18 +12,14 @@ PeriodicModelAverager::PeriodicModelAverager(
     : ModelAverager(std::move(pg)),
       period_(period),
       warmup_steps_(warmup_steps) {
-  if (warmup_steps < 0) {
-    throw std::invalid_argument(
-        "distalgo::averaging::PeriodicModelAverager: expected warmup_steps >= "
-        "0, got " +
-        std::to_string(warmup_steps));
-  }
-  if (period < 1) {
-    throw std::invalid_argument(
-        "distalgo::averaging::PeriodicModelAverager: expected period >= 1, "
-        "got " +
-        std::to_string(period));
-  }
+  DISTALGO_CHECK_ARG(warmup_steps >= 0,
+                     "distalgo::averaging::PeriodicModelAverager: expected "
+                     "warmup_steps >= 0, got ",
+                     warmup_steps);
+  DISTALGO_CHECK_ARG(period >= 1,
+                     "distalgo::averaging::PeriodicModelAverager: expected "
+                     "period >= 1, got ",
+                     period);
 }
 
 c10::intrusive_ptr<c10d::ProcessGroup> PeriodicModelAverager::groupAt(

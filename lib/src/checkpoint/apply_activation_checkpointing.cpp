@@ -2,11 +2,11 @@
 
 #include <torch/nn/modules/container/sequential.h>
 
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "distalgo/checkpoint/checkpoint_wrapper.h"
+#include "internal/check.h"
 
 namespace distalgo::checkpoint {
 namespace {
@@ -23,7 +23,7 @@ std::size_t indexIn(const torch::nn::SequentialImpl& parent,
   for (std::size_t i = 0; i < parent.size(); ++i) {
     if (parent.ptr(i).get() == &child) return i;
   }
-  throw std::logic_error("a Sequential's child is none of its entries");
+  DISTALGO_CHECK_STATE(false, "a Sequential's child is none of its entries");
 }
 
 // Appends the matches under `module`, descendants before their ancestors.
@@ -38,13 +38,12 @@ void collect(torch::nn::Module& module, const std::string& path,
         path.empty() ? item.key() : path + "." + item.key();
     collect(child, child_path, predicate, matches);
     if (!predicate(child)) continue;
-    if (sequential == nullptr) {
-      throw std::invalid_argument(
-          "distalgo::checkpoint::applyActivationCheckpointing: expected "
-          "selected modules inside a Sequential, found '" +
-          child_path + "' (" + child.name() + ") held by a " + module.name() +
-          ", whose forward cannot be redirected to a wrapper");
-    }
+    DISTALGO_CHECK_ARG(sequential != nullptr,
+                       "distalgo::checkpoint::applyActivationCheckpointing: "
+                       "expected selected modules inside a Sequential, found '",
+                       child_path, "' (", child.name(), ") held by a ",
+                       module.name(),
+                       ", whose forward cannot be redirected to a wrapper");
     matches.push_back({sequential, indexIn(*sequential, child), item.key()});
   }
 }

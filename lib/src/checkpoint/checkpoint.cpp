@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "distalgo/checkpoint/internal/rng_state.h"
+#include "checkpoint/internal/rng_state.h"
 #include "distalgo/checkpoint/internal/saved_inputs.h"
 
 namespace distalgo::checkpoint {

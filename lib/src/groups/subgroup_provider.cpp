@@ -1,9 +1,11 @@
 #include "distalgo/groups/subgroup_provider.h"
 
 #include <cstdlib>
-#include <stdexcept>
+#include <exception>
 #include <string>
 #include <utility>
+
+#include "internal/check.h"
 
 namespace distalgo::groups {
 namespace {
@@ -12,16 +14,18 @@ namespace {
 int nodeSize(const c10d::ProcessGroup& pg) {
   const char* local = std::getenv("LOCAL_WORLD_SIZE");
   if (local == nullptr || *local == '\0') return pg.getSize();
+  std::size_t used = 0;  // characters std::stoi read; none if it refused
+  int size = 0;
   try {
-    std::size_t used = 0;
-    const int size = std::stoi(local, &used);
-    if (used == std::string(local).size()) return size;
+    size = std::stoi(local, &used);
   } catch (const std::exception&) {
+    used = 0;
   }
-  throw std::invalid_argument(
-      "distalgo::groups::SubgroupProvider: expected LOCAL_WORLD_SIZE to be a "
-      "number, got '" +
-      std::string(local) + "'");
+  DISTALGO_CHECK_ARG(used == std::string(local).size(),
+                     "distalgo::groups::SubgroupProvider: expected "
+                     "LOCAL_WORLD_SIZE to be a number, got '",
+                     local, "'");
+  return size;
 }
 
 }  // namespace

@@ -4,10 +4,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+
+#include "internal/check.h"
 
 namespace distalgo::groups {
 namespace {
@@ -54,21 +55,15 @@ c10::intrusive_ptr<c10d::ProcessGroup> afterEveryRankBuilt(
 }
 
 void checkRanks(const std::vector<int>& sorted, int world_size) {
-  if (sorted.empty()) {
-    throw std::invalid_argument(
-        "distalgo::groups::newGroup: expected at least one rank, got none");
-  }
+  constexpr const char* kNewGroup = "distalgo::groups::newGroup: ";
+  DISTALGO_CHECK_ARG(!sorted.empty(), kNewGroup,
+                     "expected at least one rank, got none");
   for (std::size_t i = 0; i < sorted.size(); ++i) {
-    if (sorted[i] < 0 || sorted[i] >= world_size) {
-      throw std::invalid_argument(
-          "distalgo::groups::newGroup: expected ranks in [0, " +
-          std::to_string(world_size) + "), got " + std::to_string(sorted[i]));
-    }
-    if (i > 0 && sorted[i] == sorted[i - 1]) {
-      throw std::invalid_argument(
-          "distalgo::groups::newGroup: expected distinct ranks, got " +
-          std::to_string(sorted[i]) + " twice");
-    }
+    DISTALGO_CHECK_ARG(sorted[i] >= 0 && sorted[i] < world_size, kNewGroup,
+                       "expected ranks in [0, ", world_size, "), got ",
+                       sorted[i]);
+    DISTALGO_CHECK_ARG(i == 0 || sorted[i] != sorted[i - 1], kNewGroup,
+                       "expected distinct ranks, got ", sorted[i], " twice");
   }
 }
 
@@ -93,13 +88,12 @@ c10::intrusive_ptr<c10d::ProcessGroup> newSubgroups(
     const c10::intrusive_ptr<c10d::ProcessGroup>& pg, int group_size,
     const GroupOptions& options) {
   const int world_size = pg->getSize();
-  if (group_size <= 0 || group_size > world_size ||
-      world_size % group_size != 0) {
-    throw std::invalid_argument(
-        "distalgo::groups::newSubgroups: expected a group size in [1, " +
-        std::to_string(world_size) + "] that divides the world size " +
-        std::to_string(world_size) + ", got " + std::to_string(group_size));
-  }
+  DISTALGO_CHECK_ARG(
+      group_size > 0 && group_size <= world_size &&
+          world_size % group_size == 0,
+      "distalgo::groups::newSubgroups: expected a group size in [1, ",
+      world_size, "] that divides the world size ", world_size, ", got ",
+      group_size);
   const auto first_id = reserveGroupIds(store, pg, world_size / group_size);
   const int index = pg->getRank() / group_size;
   return afterEveryRankBuilt(

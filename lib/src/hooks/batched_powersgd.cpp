@@ -4,11 +4,11 @@
 #include <cmath>
 
 #include "distalgo/hooks/default_hooks.h"
-#include "distalgo/hooks/internal/forked_cpu_rng.h"
 #include "distalgo/hooks/internal/orthogonalize.h"
-#include "distalgo/hooks/internal/powersgd_warmup.h"
-#include "distalgo/hooks/internal/reduced_future.h"
 #include "distalgo/hooks/powersgd.h"
+#include "hooks/internal/forked_cpu_rng.h"
+#include "hooks/internal/powersgd_warmup.h"
+#include "hooks/internal/reduced_future.h"
 
 namespace distalgo::hooks {
 namespace {

@@ -3,9 +3,9 @@
 #include <ATen/ATen.h>
 
 #include <exception>
-#include <stdexcept>
-#include <string>
 #include <vector>
+
+#include "internal/check.h"
 
 namespace distalgo::hooks {
 namespace {
@@ -79,12 +79,10 @@ bool canSumBf16(const c10d::ProcessGroup& pg) {
 
 c10::intrusive_ptr<c10::ivalue::Future> allreduceBf16(
     const c10::intrusive_ptr<c10d::ProcessGroup>& pg, at::Tensor tensor) {
-  if (tensor.scalar_type() != at::kBFloat16) {
-    throw std::invalid_argument(
-        std::string("allreduceBf16: expected a bfloat16 tensor, got ") +
-        c10::toString(tensor.scalar_type()) + " (backend " +
-        pg->getBackendName() + ")");
-  }
+  DISTALGO_CHECK_ARG(tensor.scalar_type() == at::kBFloat16,
+                     "allreduceBf16: expected a bfloat16 tensor, got ",
+                     tensor.scalar_type(), " (backend ", pg->getBackendName(),
+                     ")");
   if (!canSumBf16(*pg)) return allreduceBf16ByChunks(pg, tensor);
   std::vector<at::Tensor> tensors{tensor};
   return pg->allreduce(tensors)->getFuture()->then(

@@ -4,24 +4,22 @@
 #include <ATen/core/ivalue.h>
 
 #include <exception>
-#include <stdexcept>
 #include <string>
 
 #include "distalgo/hooks/default_hooks.h"
+#include "internal/check.h"
 
 namespace distalgo::hooks {
 namespace {
 
-// Gloo's own wording when it meets bfloat16.
-bool isUnsupportedDtype(const std::string& message) {
-  return message.find("Invalid scalar type") != std::string::npos;
-}
-
-std::invalid_argument unsupportedDtype(const std::string& message) {
-  return std::invalid_argument(
+// A backend's error `message` that is Gloo's own wording when it meets
+// bfloat16 becomes a std::invalid_argument that names the way out.
+void checkBackendMovesBf16(const std::string& message) {
+  DISTALGO_CHECK_ARG(
+      message.find("Invalid scalar type") == std::string::npos,
       "bf16CompressWrapper: the wrapped hook passed its bfloat16 buffer to a "
       "backend that cannot move bfloat16 (Gloo in libtorch 1.13); sum it with "
-      "allreduceBf16 instead. The backend said: " +
+      "allreduceBf16 instead. The backend said: ",
       message);
 }
 
@@ -32,8 +30,7 @@ c10::intrusive_ptr<c10::ivalue::Future> decompressBf16Into(
   return future->then(
       [buffer](c10::ivalue::Future& done) mutable {
         if (done.hasError()) {
-          const std::string message = done.tryRetrieveErrorMessage();
-          if (isUnsupportedDtype(message)) throw unsupportedDtype(message);
+          checkBackendMovesBf16(done.tryRetrieveErrorMessage());
           std::rethrow_exception(done.exception_ptr());
         }
         buffer.copy_(ddp::firstTensorOf(done.value()));
@@ -56,8 +53,7 @@ ddp::CommHook bf16CompressWrapper(ddp::CommHook hook) {
     try {
       future = hook(bucket);
     } catch (const c10::Error& error) {
-      const std::string message = error.what_without_backtrace();
-      if (isUnsupportedDtype(message)) throw unsupportedDtype(message);
+      checkBackendMovesBf16(error.what_without_backtrace());
       throw;
     }
     return decompressBf16Into(future, buffer);

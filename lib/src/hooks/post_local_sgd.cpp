@@ -1,9 +1,9 @@
 #include "distalgo/hooks/post_local_sgd.h"
 
-#include <stdexcept>
 #include <utility>
 
 #include "distalgo/hooks/default_hooks.h"
+#include "internal/check.h"
 
 namespace distalgo::hooks {
 namespace {
@@ -15,20 +15,14 @@ constexpr const char* kPostLocalSgdHook = "distalgo::hooks::postLocalSgdHook: ";
 ddp::CommHook postLocalSgdHook(std::shared_ptr<PostLocalSgdState> state,
                                c10::intrusive_ptr<c10d::ProcessGroup> pg,
                                c10::intrusive_ptr<c10d::Store> store) {
-  if (!state) {
-    throw std::invalid_argument(std::string(kPostLocalSgdHook) +
-                                "expected a state, got nullptr");
-  }
-  if (!pg) {
-    throw std::invalid_argument(std::string(kPostLocalSgdHook) +
-                                "expected a process group, got null");
-  }
-  if (!store && !state->subgroupCreated() &&
-      state->options().post_local_gradient_allreduce) {
-    throw std::invalid_argument(
-        std::string(kPostLocalSgdHook) +
-        "expected a store to create the subgroup with, got null");
-  }
+  DISTALGO_CHECK_ARG(state, kPostLocalSgdHook, "expected a state, got nullptr");
+  DISTALGO_CHECK_ARG(pg, kPostLocalSgdHook,
+                     "expected a process group, got null");
+  // Only a hook that will create the subgroup needs the store.
+  DISTALGO_CHECK_ARG(store || state->subgroupCreated() ||
+                         !state->options().post_local_gradient_allreduce,
+                     kPostLocalSgdHook,
+                     "expected a store to create the subgroup with, got null");
   // The subgroup's hook, built at the first local bucket.
   auto local = std::make_shared<ddp::CommHook>();
   ddp::CommHook global = allreduceHook(pg);

@@ -1,20 +1,18 @@
 #include "distalgo/hooks/post_local_sgd_state.h"
 
-#include <stdexcept>
-#include <string>
 #include <utility>
+
+#include "internal/check.h"
 
 namespace distalgo::hooks {
 
 PostLocalSgdState::PostLocalSgdState(PostLocalSgdOptions options,
                                      groups::SubgroupProvider subgroup)
     : options_(options), subgroup_(std::move(subgroup)) {
-  if (options_.start_local_sgd_iter < 0) {
-    throw std::invalid_argument(
-        "distalgo::hooks::PostLocalSgdState: expected start_local_sgd_iter "
-        ">= 0, got " +
-        std::to_string(options_.start_local_sgd_iter));
-  }
+  DISTALGO_CHECK_ARG(options_.start_local_sgd_iter >= 0,
+                     "distalgo::hooks::PostLocalSgdState: expected "
+                     "start_local_sgd_iter >= 0, got ",
+                     options_.start_local_sgd_iter);
 }
 
 void PostLocalSgdState::maybeIncreaseIteration(bool is_last_bucket) {

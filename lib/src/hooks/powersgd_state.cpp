@@ -1,6 +1,6 @@
 #include "distalgo/hooks/powersgd_state.h"
 
-#include <stdexcept>
+#include "internal/check.h"
 
 namespace distalgo::hooks {
 namespace {
@@ -17,13 +17,13 @@ PowerSgdState::PowerSgdState(c10::intrusive_ptr<c10d::ProcessGroup> pg,
     : pg_(std::move(pg)), options_(options), rng_(options.random_seed) {
   // Both memories are keyed by bucket index, and DDP rebuilds its buckets
   // after the first iteration: state kept before then would not fit.
-  if ((options_.use_error_feedback || options_.warm_start) &&
-      options_.start_iteration <= 1) {
-    throw std::invalid_argument(
-        "Expect `start_powerSGD_iter` > 1 if `use_error_feedback` or "
-        "`warm_start` is enabled, because PowerSGD can only be applied after "
-        "the first two iterations in DDP.");
-  }
+  // PyTorch's message, word for word.
+  DISTALGO_CHECK_ARG(
+      !(options_.use_error_feedback || options_.warm_start) ||
+          options_.start_iteration > 1,
+      "Expect `start_powerSGD_iter` > 1 if `use_error_feedback` or "
+      "`warm_start` is enabled, because PowerSGD can only be applied after "
+      "the first two iterations in DDP.");
 }
 
 std::int64_t PowerSgdState::iteration() const {

@@ -6,11 +6,10 @@
 #include <cstddef>
 #include <exception>
 #include <functional>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "distalgo/hooks/internal/quantize.h"
+#include "internal/check.h"
 
 namespace distalgo::hooks {
 namespace {
@@ -95,11 +94,10 @@ ddp::CommHook quantizationPerTensorHook(Group pg) {
 }
 
 ddp::CommHook quantizationPerChannelHook(Group pg, std::int64_t bucket_size) {
-  if (bucket_size < 1) {
-    throw std::invalid_argument(
-        "quantizationPerChannelHook: bucket_size must be at least 1, got " +
-        std::to_string(bucket_size));
-  }
+  DISTALGO_CHECK_ARG(
+      bucket_size >= 1,
+      "quantizationPerChannelHook: bucket_size must be at least 1, got ",
+      bucket_size);
   return [pg = std::move(pg), bucket_size](ddp::GradBucket& bucket) {
     const at::Tensor buffer = bucket.buffer();
     const std::int64_t n = buffer.numel();

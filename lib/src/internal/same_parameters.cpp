@@ -1,9 +1,10 @@
-#include "distalgo/internal/same_parameters.h"
+#include "internal/same_parameters.h"
 
 #include <ATen/ATen.h>
 
 #include <sstream>
-#include <stdexcept>
+
+#include "internal/check.h"
 
 namespace distalgo::internal {
 namespace {
@@ -127,10 +128,9 @@ void checkSameParametersOnEveryRank(
       break;  // the first difference per rank
     }
   }
-  if (!problems.str().empty()) {
-    throw std::invalid_argument(
-        owner + " needs the same parameters on every rank:" + problems.str());
-  }
+  const std::string differences = problems.str();
+  DISTALGO_CHECK_ARG(differences.empty(), owner,
+                     " needs the same parameters on every rank:", differences);
 }
 
 }  // namespace distalgo::internal

@@ -8,8 +8,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "internal/check.h"
+
 namespace distalgo::join {
 namespace {
+
+constexpr const char* kJoin = "distalgo::join::Join: ";
 
 // PyTorch warns once the other ranks are this many iterations ahead.
 constexpr int kSkewWarningRounds = 1000;
@@ -64,24 +68,19 @@ Join::Join(std::vector<Joinable*> joinables, JoinOptions options,
       options_(options),
       device_(c10::kCPU),
       uncaught_at_start_(std::uncaught_exceptions()) {
-  if (joinables_.empty()) {
-    throw std::invalid_argument(
-        "distalgo::join::Join needs at least one joinable");
-  }
+  DISTALGO_CHECK_ARG(!joinables_.empty(),
+                     "distalgo::join::Join needs at least one joinable");
   pg_ = joinables_.front()->joinProcessGroup();
   device_ = joinables_.front()->joinDevice();
   for (std::size_t i = 1; i < joinables_.size(); ++i) {
-    if (joinables_[i]->joinProcessGroup() != pg_) {
-      throw std::invalid_argument(
-          "distalgo::join::Join: joinable " + std::to_string(i) +
-          " uses another process group than joinable 0; all must share one");
-    }
-    if (joinables_[i]->joinDevice() != device_) {
-      throw std::invalid_argument(
-          "distalgo::join::Join: joinable " + std::to_string(i) + " is on " +
-          joinables_[i]->joinDevice().str() + ", joinable 0 on " +
-          device_.str() + "; all must share one device");
-    }
+    DISTALGO_CHECK_ARG(joinables_[i]->joinProcessGroup() == pg_, kJoin,
+                       "joinable ", i,
+                       " uses another process group than joinable 0; all must "
+                       "share one");
+    const c10::Device device = joinables_[i]->joinDevice();
+    DISTALGO_CHECK_ARG(device == device_, kJoin, "joinable ", i, " is on ",
+                       device, ", joinable 0 on ", device_,
+                       "; all must share one device");
   }
   // After the checks, whose messages count in list order.
   std::stable_sort(joinables_.begin(), joinables_.end(),
@@ -91,11 +90,9 @@ Join::Join(std::vector<Joinable*> joinables, JoinOptions options,
   for (Joinable* joinable : joinables_) {
     hooks_.push_back(joinable->joinHook(args));
   }
-  if (const auto unread = args.unread(); !unread.empty()) {
-    throw std::invalid_argument(
-        "distalgo::join::Join: no joinable reads the argument(s) " +
-        joinedNames(unread));
-  }
+  const auto unread = args.unread();
+  DISTALGO_CHECK_ARG(unread.empty(), kJoin,
+                     "no joinable reads the argument(s) ", joinedNames(unread));
   for (std::size_t i = 0; i < joinables_.size(); ++i) {
     joinables_[i]->join_config_ = {options_.enable,
                                    options_.throw_on_early_termination,
@@ -147,6 +144,8 @@ void Join::finish() {
       // Matches the check the training ranks run after their heartbeat.
       allreduceHeartbeatShaped(1);
       resetConfigs();
+      // PyTorch's error and words for throw_on_early_termination: what the
+      // ranks found together, not a check of this call.
       throw std::runtime_error("Rank " + std::to_string(pg_->getRank()) +
                                " exhausted all inputs.");
     }
@@ -183,6 +182,7 @@ c10::intrusive_ptr<c10d::Work> Join::notifyJoinContext(Joinable& joinable,
     at::Tensor joined = at::zeros({2}, options);
     allreduceAsync(pg, joined)->wait();
     if (joined[0].item<float>() != 0) {
+      // PyTorch's error and words, as in finish().
       throw std::runtime_error(
           "Detected at least one rank that exhausted inputs. Throwing across "
           "all ranks.");

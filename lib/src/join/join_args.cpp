@@ -1,6 +1,6 @@
 #include "distalgo/join/join_args.h"
 
-#include <stdexcept>
+#include "internal/check.h"
 
 namespace distalgo::join {
 
@@ -13,9 +13,8 @@ std::vector<std::string> JoinArgs::unread() const {
 }
 
 void JoinArgs::throwTypeMismatch(const std::string& name) {
-  throw std::invalid_argument("join argument '" + name +
-                              "' was set with another type than its reader "
-                              "expects");
+  DISTALGO_CHECK_ARG(false, "join argument '", name,
+                     "' was set with another type than its reader expects");
 }
 
 }  // namespace distalgo::join

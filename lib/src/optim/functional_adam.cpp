@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "distalgo/optim/internal/option_checks.h"
+#include "optim/internal/option_checks.h"
 
 namespace distalgo::optim::internal {
 

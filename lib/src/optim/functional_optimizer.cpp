@@ -1,19 +1,15 @@
 #include "distalgo/optim/functional_optimizer.h"
 
-#include <stdexcept>
-#include <string>
+#include "internal/check.h"
 
 namespace distalgo::optim {
 
 void FunctionalOptimizer::step(const std::vector<at::Tensor>& params,
                                const std::vector<at::Tensor>& grads) {
-  if (params.size() != grads.size()) {
-    throw std::invalid_argument(
-        "distalgo::optim::FunctionalOptimizer::step: expected one gradient "
-        "per parameter (" +
-        std::to_string(params.size()) + "), found " +
-        std::to_string(grads.size()));
-  }
+  DISTALGO_CHECK_ARG(params.size() == grads.size(),
+                     "distalgo::optim::FunctionalOptimizer::step: expected one "
+                     "gradient per parameter (",
+                     params.size(), "), found ", grads.size());
   for (std::size_t i = 0; i < params.size(); ++i)
     stepParam(params[i], grads[i]);
 }

@@ -2,9 +2,8 @@
 
 #include <ATen/ATen.h>
 
-#include <stdexcept>
-
-#include "distalgo/optim/internal/option_checks.h"
+#include "internal/check.h"
+#include "optim/internal/option_checks.h"
 
 namespace distalgo::optim {
 namespace {
@@ -17,12 +16,10 @@ FunctionalSgd::FunctionalSgd(SgdOptions options) : options_(options) {
   internal::requireNonNegative(kName, "lr", options_.lr);
   internal::requireNonNegative(kName, "momentum", options_.momentum);
   internal::requireNonNegative(kName, "weight_decay", options_.weight_decay);
-  if (options_.nesterov &&
-      !(options_.momentum > 0 && options_.dampening == 0)) {
-    throw std::invalid_argument(
-        "distalgo::optim::FunctionalSgd: nesterov momentum requires a "
-        "momentum > 0 and zero dampening");
-  }
+  DISTALGO_CHECK_ARG(
+      !options_.nesterov || (options_.momentum > 0 && options_.dampening == 0),
+      "distalgo::optim::FunctionalSgd: nesterov momentum requires a momentum "
+      "> 0 and zero dampening");
 }
 
 // libtorch's SGD::step for one parameter, op for op; maximize negates the

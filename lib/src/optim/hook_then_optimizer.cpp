@@ -7,8 +7,13 @@
 #include <unordered_set>
 #include <utility>
 
+#include "internal/check.h"
+
 namespace distalgo::optim {
 namespace {
+
+constexpr const char* kHookThenOptimizer =
+    "distalgo::optim::hookThenOptimizer: ";
 
 // The parameters a hook may step; holding them keeps their addresses unique.
 class ParamSet {
@@ -31,15 +36,9 @@ class ParamSet {
 ddp::CommHook hookThenOptimizer(
     ddp::CommHook hook, std::shared_ptr<FunctionalOptimizer> optimizer,
     std::optional<std::vector<at::Tensor>> params_to_optimize) {
-  if (!hook) {
-    throw std::invalid_argument(
-        "distalgo::optim::hookThenOptimizer: expected a hook, found none");
-  }
-  if (!optimizer) {
-    throw std::invalid_argument(
-        "distalgo::optim::hookThenOptimizer: expected an optimizer, found "
-        "nullptr");
-  }
+  DISTALGO_CHECK_ARG(hook, kHookThenOptimizer, "expected a hook, found none");
+  DISTALGO_CHECK_ARG(optimizer, kHookThenOptimizer,
+                     "expected an optimizer, found nullptr");
   std::shared_ptr<const ParamSet> subset;
   if (params_to_optimize) {
     subset = std::make_shared<ParamSet>(std::move(*params_to_optimize));
@@ -57,10 +56,14 @@ ddp::CommHook hookThenOptimizer(
          parameters = std::move(parameters)](c10::ivalue::Future& done) {
           at::Tensor reduced = ddp::firstTensorOf(done.value());
           if (!reduced.defined()) {
-            throw std::runtime_error(
-                "distalgo::optim::hookThenOptimizer: the wrapped hook's "
-                "future must hold a tensor or a list of tensors; it holds " +
-                std::string(done.value().tagKind()));
+            // Not a check of an argument: the hook's result is known only
+            // in backward, where std::runtime_error reports it
+            // (docs/errors.md).
+            throw std::runtime_error(c10::str(
+                kHookThenOptimizer,
+                "the wrapped hook's future must hold a tensor or a list of "
+                "tensors; it holds ",
+                done.value().tagKind()));
           }
           // Hooks that reduce out of place: the views must see the result.
           if (!reduced.is_same(buffer)) buffer.copy_(reduced);

@@ -5,8 +5,9 @@
 #include <torch/serialize/output-archive.h>
 
 #include <sstream>
-#include <stdexcept>
 #include <utility>
+
+#include "internal/check.h"
 
 namespace distalgo::optim {
 namespace {
@@ -27,14 +28,10 @@ PostLocalSgdOptimizer::PostLocalSgdOptimizer(
     std::shared_ptr<torch::optim::Optimizer> optimizer,
     std::shared_ptr<averaging::ModelAverager> averager)
     : optimizer_(std::move(optimizer)), averager_(std::move(averager)) {
-  if (!optimizer_) {
-    throw std::invalid_argument(std::string(kPostLocalSgdOptimizer) +
-                                "expected an optimizer, got nullptr");
-  }
-  if (!averager_) {
-    throw std::invalid_argument(std::string(kPostLocalSgdOptimizer) +
-                                "expected an averager, got nullptr");
-  }
+  DISTALGO_CHECK_ARG(optimizer_, kPostLocalSgdOptimizer,
+                     "expected an optimizer, got nullptr");
+  DISTALGO_CHECK_ARG(averager_, kPostLocalSgdOptimizer,
+                     "expected an averager, got nullptr");
 }
 
 PostLocalSgdOptimizer::PostLocalSgdOptimizer(torch::optim::Optimizer& optimizer,
@@ -73,9 +70,9 @@ void PostLocalSgdOptimizer::loadStateDict(const std::string& state) {
     std::istringstream bytes(state);
     archive.load_from(bytes);
   } catch (const c10::Error& e) {
-    throw std::invalid_argument(
-        std::string(kPostLocalSgdOptimizer) +
-        "expected an optimizer archive: " + e.what_without_backtrace());
+    DISTALGO_CHECK_ARG(
+        false, kPostLocalSgdOptimizer,
+        "expected an optimizer archive: ", e.what_without_backtrace());
   }
   optimizer_->load(archive);
   c10::IValue step;

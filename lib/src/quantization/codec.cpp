@@ -4,8 +4,9 @@
 #include <ATen/Parallel.h>
 
 #include <bit>
-#include <stdexcept>
 #include <string>
+
+#include "internal/check.h"
 
 namespace distalgo::quantization {
 namespace {
@@ -17,9 +18,9 @@ constexpr std::uint16_t kQuietBit = 0x0040;
 // Elements per task when coding in parallel.
 constexpr std::int64_t kGrain = 1 << 15;
 
+// The prefix of this file's error messages.
 std::string where(DQuantType qtype) {
-  return std::string("distalgo::quantization (") +
-         std::string(toString(qtype)) + "): ";
+  return c10::str("distalgo::quantization (", toString(qtype), "): ");
 }
 
 std::uint16_t wordOfBits(std::uint32_t bits) {
@@ -74,11 +75,9 @@ float bfp16Value(std::uint16_t word) {
 }
 
 at::Tensor quantizeTensor(const at::Tensor& tensor, DQuantType qtype) {
-  if (!at::isFloatingType(tensor.scalar_type())) {
-    throw std::invalid_argument(
-        where(qtype) + "quantizeTensor expects a floating-point tensor, got " +
-        c10::toString(tensor.scalar_type()));
-  }
+  DISTALGO_CHECK_ARG(at::isFloatingType(tensor.scalar_type()), where(qtype),
+                     "quantizeTensor expects a floating-point tensor, got ",
+                     tensor.scalar_type());
   if (qtype == DQuantType::BFP16) return quantizeBfp16(tensor);
   // clamp keeps NaN a NaN.
   return at::clamp(tensor.to(at::kFloat), -kFp16Max, kFp16Max)
@@ -88,13 +87,10 @@ at::Tensor quantizeTensor(const at::Tensor& tensor, DQuantType qtype) {
 
 at::Tensor dequantizeTensor(const at::Tensor& tensor, DQuantType qtype,
                             std::optional<double> quant_loss) {
-  if (tensor.scalar_type() != at::kHalf) {
-    throw std::invalid_argument(
-        where(qtype) +
-        "dequantizeTensor expects the float16 tensor quantizeTensor returns, "
-        "got " +
-        c10::toString(tensor.scalar_type()));
-  }
+  DISTALGO_CHECK_ARG(tensor.scalar_type() == at::kHalf, where(qtype),
+                     "dequantizeTensor expects the float16 tensor "
+                     "quantizeTensor returns, got ",
+                     tensor.scalar_type());
   at::Tensor values = qtype == DQuantType::BFP16 ? dequantizeBfp16(tensor)
                                                  : tensor.to(at::kFloat);
   if (quant_loss) values.div_(*quant_loss);

@@ -10,6 +10,7 @@
 #include "distalgo/hooks/bf16_allreduce.h"
 #include "distalgo/quantization/auto_quantize.h"
 #include "distalgo/quantization/unsupported_collective.h"
+#include "internal/check.h"
 
 namespace distalgo::quantization {
 namespace {
@@ -32,6 +33,7 @@ void run(const char* name, const ProcessGroupPtr& pg, DQuantType qtype,
   } catch (const c10::Error& error) {
     const std::string message = error.what_without_backtrace();
     if (message.find("does not support") == std::string::npos) throw;
+    // A backend's refusal, re-thrown as the type callers can catch to skip.
     throw UnsupportedCollective(
         describe(name, pg, qtype) +
         "the backend lacks a collective it needs: " + message);
@@ -40,11 +42,9 @@ void run(const char* name, const ProcessGroupPtr& pg, DQuantType qtype,
 
 void expectWorldSize(const char* name, const ProcessGroupPtr& pg,
                      DQuantType qtype, const char* what, std::size_t size) {
-  if (size != static_cast<std::size_t>(pg->getSize())) {
-    throw std::invalid_argument(describe(name, pg, qtype) + "expected " +
-                                std::to_string(pg->getSize()) + " " + what +
-                                " (one per rank), got " + std::to_string(size));
-  }
+  DISTALGO_CHECK_ARG(size == static_cast<std::size_t>(pg->getSize()),
+                     describe(name, pg, qtype), "expected ", pg->getSize(), " ",
+                     what, " (one per rank), got ", size);
 }
 
 }  // namespace

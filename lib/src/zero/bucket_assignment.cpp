@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
-#include <stdexcept>
-#include <string>
+
+#include "internal/check.h"
 
 namespace distalgo::zero {
 namespace {
@@ -59,16 +59,11 @@ void shardBucket(std::size_t b, const std::vector<std::int64_t>& sizes,
 std::vector<BucketAssignment> assignBucketsToRanks(
     const std::vector<std::vector<std::int64_t>>& bucket_numels, int world_size,
     bool shard_buckets) {
-  if (world_size < 1) {
-    throw std::invalid_argument(std::string(kAssignBuckets) +
-                                "world_size must be at least 1, got " +
-                                std::to_string(world_size));
-  }
+  DISTALGO_CHECK_ARG(world_size >= 1, kAssignBuckets,
+                     "world_size must be at least 1, got ", world_size);
   for (std::size_t b = 0; b < bucket_numels.size(); ++b) {
-    if (bucket_numels[b].empty()) {
-      throw std::invalid_argument(std::string(kAssignBuckets) + "bucket " +
-                                  std::to_string(b) + " is empty");
-    }
+    DISTALGO_CHECK_ARG(!bucket_numels[b].empty(), kAssignBuckets, "bucket ", b,
+                       " is empty");
   }
   std::vector<BucketAssignment> out;
   if (!shard_buckets) {

@@ -1,10 +1,9 @@
 #include "distalgo/zero/overlap.h"
 
 #include <memory>
-#include <stdexcept>
-#include <string>
 
-#include "internal/overlap_state.h"
+#include "internal/check.h"
+#include "zero/internal/overlap_state.h"
 
 namespace distalgo::zero::internal {
 namespace {
@@ -72,18 +71,13 @@ ddp::CommHook overlapHook(ddp::CommHook hook, const c10d::Reducer& reducer,
                           const c10d::ProcessGroup& ddp_group,
                           ZeroRedundancyOptimizer& zero, bool shard_buckets,
                           bool interleaved_steps) {
-  if (!hook) {
-    throw std::invalid_argument("distalgo::zero overlap hook: no hook to wrap");
-  }
-  if (ddp_group.getSize() != zero.worldSize() ||
-      ddp_group.getRank() != zero.rank()) {
-    throw std::invalid_argument(
-        "distalgo::zero overlap hook: DDP's group (rank " +
-        std::to_string(ddp_group.getRank()) + " of " +
-        std::to_string(ddp_group.getSize()) + ") differs from ZeRO's (rank " +
-        std::to_string(zero.rank()) + " of " +
-        std::to_string(zero.worldSize()) + ")");
-  }
+  DISTALGO_CHECK_ARG(hook, kOverlapHook, "no hook to wrap");
+  DISTALGO_CHECK_ARG(ddp_group.getSize() == zero.worldSize() &&
+                         ddp_group.getRank() == zero.rank(),
+                     kOverlapHook, "DDP's group (rank ", ddp_group.getRank(),
+                     " of ", ddp_group.getSize(),
+                     ") differs from ZeRO's (rank ", zero.rank(), " of ",
+                     zero.worldSize(), ")");
   auto state = OverlapState::create(zero, reducer, shard_buckets);
   return interleaved_steps ? interleaved(std::move(hook), std::move(state))
                            : afterLastBucket(std::move(hook), std::move(state));

@@ -2,18 +2,17 @@
 
 #include <algorithm>
 #include <numeric>
-#include <stdexcept>
-#include <string>
+
+#include "internal/check.h"
 
 namespace distalgo::zero {
 
 std::vector<std::vector<int>> assignOwners(
     const std::vector<std::vector<std::int64_t>>& numels, int world_size) {
-  if (world_size < 1) {
-    throw std::invalid_argument(
-        "distalgo::zero::assignOwners: world_size must be at least 1, got " +
-        std::to_string(world_size));
-  }
+  DISTALGO_CHECK_ARG(
+      world_size >= 1,
+      "distalgo::zero::assignOwners: world_size must be at least 1, got ",
+      world_size);
   std::vector<std::int64_t> load(world_size, 0);
   std::vector<std::vector<int>> owners;
   owners.reserve(numels.size());

@@ -7,12 +7,11 @@
 #include <torch/optim/sgd.h>
 
 #include <initializer_list>
-#include <stdexcept>
-#include <string>
 #include <typeinfo>
 
 #include "distalgo/zero/zero_redundancy_optimizer.h"
-#include "internal/overlap_state.h"
+#include "internal/check.h"
+#include "zero/internal/overlap_state.h"
 
 namespace distalgo::zero {
 namespace {
@@ -47,9 +46,9 @@ std::int64_t stateBytes(const torch::optim::OptimizerParamState& state) {
           dynamic_cast<const torch::optim::RMSpropParamState*>(&state)) {
     return bytesOf({s->square_avg(), s->momentum_buffer(), s->grad_avg()});
   }
-  throw std::invalid_argument(
-      std::string("optimizerStateBytes: unknown optimizer state type ") +
-      typeid(state).name());
+  DISTALGO_CHECK_ARG(false,
+                     "optimizerStateBytes: unknown optimizer state type ",
+                     typeid(state).name());
 }
 
 }  // namespace

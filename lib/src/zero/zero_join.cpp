@@ -2,9 +2,10 @@
 // rank still owns its shard, so it steps it and broadcasts it in every
 // iteration the other ranks train.
 
-#include <stdexcept>
+#include <algorithm>
 
 #include "distalgo/zero/zero_redundancy_optimizer.h"
+#include "internal/check.h"
 
 namespace distalgo::zero {
 namespace {
@@ -31,12 +32,12 @@ std::unique_ptr<join::JoinHook> ZeroRedundancyOptimizer::joinHook(
 
 c10::Device ZeroRedundancyOptimizer::joinDevice() const {
   // The first group may be empty; construction refuses no parameters.
-  for (const auto& group : groups_) {
-    if (!group.empty()) return group.front().device();
-  }
-  throw std::logic_error(
-      "distalgo::zero::ZeroRedundancyOptimizer has no "
-      "parameters");
+  const auto group = std::find_if(groups_.begin(), groups_.end(),
+                                  [](const auto& g) { return !g.empty(); });
+  DISTALGO_CHECK_STATE(group != groups_.end(),
+                       "distalgo::zero::ZeroRedundancyOptimizer has no "
+                       "parameters");
+  return group->front().device();
 }
 
 }  // namespace distalgo::zero

@@ -3,13 +3,13 @@
 #include <ATen/ATen.h>
 
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <unordered_set>
 
-#include "distalgo/internal/same_parameters.h"
 #include "distalgo/join/join.h"
+#include "internal/check.h"
+#include "internal/same_parameters.h"
 
 namespace distalgo::zero {
 namespace {
@@ -25,16 +25,13 @@ std::vector<at::Tensor> checkedGroup(
   std::vector<at::Tensor> parameters;
   for (std::size_t i = 0; i < group.params().size(); ++i) {
     const auto& p = group.params()[i];
-    const auto where =
-        "parameter " + std::to_string(i) + " of group " + std::to_string(g);
-    if (!p.defined()) {
-      throw std::invalid_argument(kZeroOptimizer + where + " is undefined");
-    }
-    if (!seen.insert(p.unsafeGetTensorImpl()).second) {
-      throw std::invalid_argument(kZeroOptimizer + where +
-                                  " already appears in an earlier group or "
-                                  "earlier in this one");
-    }
+    DISTALGO_CHECK_ARG(p.defined(), kZeroOptimizer, "parameter ", i,
+                       " of group ", g, " is undefined");
+    const bool first_seen = seen.insert(p.unsafeGetTensorImpl()).second;
+    DISTALGO_CHECK_ARG(first_seen, kZeroOptimizer, "parameter ", i,
+                       " of group ", g,
+                       " already appears in an earlier group or earlier in "
+                       "this one");
     parameters.push_back(p);
   }
   return parameters;
@@ -56,28 +53,21 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(
     c10::intrusive_ptr<c10d::ProcessGroup> pg, LocalOptimizerFactory factory,
     ZeroOptions options)
     : pg_(std::move(pg)), options_(options) {
-  if (!pg_)
-    throw std::invalid_argument(std::string(kZeroOptimizer) + "null group");
-  if (!factory) {
-    throw std::invalid_argument(std::string(kZeroOptimizer) +
-                                "no local optimizer factory");
-  }
-  if (options_.overlap_with_ddp && options_.parameters_as_bucket_view) {
-    throw std::invalid_argument(
-        std::string(kZeroOptimizer) +
-        "overlap_with_ddp does not support parameters_as_bucket_view: the "
-        "overlapped step broadcasts DDP's buckets, not this rank's shard");
-  }
+  DISTALGO_CHECK_ARG(pg_, kZeroOptimizer, "null group");
+  DISTALGO_CHECK_ARG(factory, kZeroOptimizer, "no local optimizer factory");
+  DISTALGO_CHECK_ARG(
+      !(options_.overlap_with_ddp && options_.parameters_as_bucket_view),
+      kZeroOptimizer,
+      "overlap_with_ddp does not support parameters_as_bucket_view: the "
+      "overlapped step broadcasts DDP's buckets, not this rank's shard");
   rank_ = pg_->getRank();
   world_size_ = pg_->getSize();
   std::unordered_set<const c10::TensorImpl*> seen;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     groups_.push_back(checkedGroup(groups[g], g, seen));
   }
-  if (seen.empty()) {
-    throw std::invalid_argument(std::string(kZeroOptimizer) +
-                                "got an empty parameter list");
-  }
+  DISTALGO_CHECK_ARG(!seen.empty(), kZeroOptimizer,
+                     "got an empty parameter list");
   repartition();
 
   // One local group per global group, even empty, so indices match and each
@@ -93,10 +83,8 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(
   }
   factory_ = std::move(factory);
   local_ = factory_(std::move(local_groups));
-  if (!local_) {
-    throw std::invalid_argument(std::string(kZeroOptimizer) +
-                                "the factory returned no optimizer");
-  }
+  DISTALGO_CHECK_ARG(local_, kZeroOptimizer,
+                     "the factory returned no optimizer");
 }
 
 ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(
@@ -223,12 +211,19 @@ at::Tensor ZeroRedundancyOptimizer::step(
 }
 
 void ZeroRedundancyOptimizer::refuseUnderOverlap(const char* what) const {
-  if (!options_.overlap_with_ddp) return;
-  throw std::logic_error(std::string(kZeroOptimizer) + what + " on rank " +
-                         std::to_string(rank_) +
-                         ": built with overlap_with_ddp, so the DDP hook "
-                         "(distalgo/zero/overlap.h) steps it; this is not "
-                         "supported");
+  DISTALGO_CHECK_STATE(!options_.overlap_with_ddp, kZeroOptimizer, what,
+                       " on rank ", rank_,
+                       ": built with overlap_with_ddp, so the DDP hook "
+                       "(distalgo/zero/overlap.h) steps it; this is not "
+                       "supported");
+}
+
+bool ZeroRedundancyOptimizer::attachOverlap(
+    OverlapKey /*key*/, std::weak_ptr<internal::OverlapState> hook_state) {
+  if (overlap_hooked_) return false;
+  overlap_hooked_ = true;
+  overlap_state_ = std::move(hook_state);
+  return true;
 }
 
 void ZeroRedundancyOptimizer::broadcastShards() {

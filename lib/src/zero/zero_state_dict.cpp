@@ -7,9 +7,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "distalgo/zero/internal/gather_bytes.h"
-#include "distalgo/zero/internal/optimizer_archive.h"
 #include "distalgo/zero/zero_redundancy_optimizer.h"
+#include "internal/check.h"
+#include "zero/internal/gather_bytes.h"
+#include "zero/internal/optimizer_archive.h"
 
 namespace distalgo::zero {
 namespace {
@@ -33,12 +34,9 @@ std::unique_ptr<torch::optim::Optimizer> fullOptimizer(
 
 void ZeroRedundancyOptimizer::consolidateStateDict(int to) {
   refuseUnderOverlap("consolidateStateDict()");
-  if (to < 0 || to >= world_size_) {
-    throw std::invalid_argument(
-        std::string(kZeroStateDict) + "consolidateStateDict: rank " +
-        std::to_string(to) + " is not in [0, " + std::to_string(world_size_) +
-        ") (on rank " + std::to_string(rank_) + ")");
-  }
+  DISTALGO_CHECK_ARG(to >= 0 && to < world_size_, kZeroStateDict,
+                     "consolidateStateDict: rank ", to, " is not in [0, ",
+                     world_size_, ") (on rank ", rank_, ")");
   // This rank's shard, written against all groups: a load by position then
   // places it, and the receiver needs no knowledge of who owns what.
   std::vector<internal::ArchiveGroup> groups;
@@ -59,20 +57,14 @@ void ZeroRedundancyOptimizer::consolidateStateDict(int to) {
 }
 
 std::string ZeroRedundancyOptimizer::stateDict() const {
-  if (!consolidated_) {
-    throw std::logic_error(
-        std::string(kZeroStateDict) + "stateDict: rank " +
-        std::to_string(rank_) +
-        " holds no consolidated state; call consolidateStateDict(" +
-        std::to_string(rank_) + ") on every rank first");
-  }
-  if (consolidated_->version != state_version_) {
-    throw std::logic_error(
-        std::string(kZeroStateDict) +
-        "stateDict: the state consolidated on rank " + std::to_string(rank_) +
-        " is stale (step(), addParamGroup() or loadStateDict() ran since); "
-        "call consolidateStateDict() again");
-  }
+  DISTALGO_CHECK_STATE(consolidated_, kZeroStateDict, "stateDict: rank ", rank_,
+                       " holds no consolidated state; call "
+                       "consolidateStateDict(",
+                       rank_, ") on every rank first");
+  DISTALGO_CHECK_STATE(consolidated_->version == state_version_, kZeroStateDict,
+                       "stateDict: the state consolidated on rank ", rank_,
+                       " is stale (step(), addParamGroup() or loadStateDict() "
+                       "ran since); call consolidateStateDict() again");
   return consolidated_->bytes;
 }
 
@@ -86,9 +78,9 @@ void ZeroRedundancyOptimizer::loadStateDict(const std::string& state) {
     internal::loadOptimizer(*full, state);
     options = internal::readGroupOptions(state, *local_);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string(kZeroStateDict) +
-                                "loadStateDict on rank " +
-                                std::to_string(rank_) + ": " + e.what());
+    // The archive helpers say what is wrong; this names who refused it.
+    DISTALGO_CHECK_ARG(false, kZeroStateDict, "loadStateDict on rank ", rank_,
+                       ": ", e.what());
   }
   // Nothing above changed this optimizer; now keep this rank's shard.
   for (const auto& entry : partition_[rank_]) {

@@ -6,9 +6,6 @@
 // is). The callable holds its own state.
 
 #include <functional>
-#include <memory>
-#include <string>
-#include <torch/csrc/distributed/c10d/comm.hpp>
 
 #include "distalgo/ddp/grad_bucket.h"
 
@@ -21,14 +18,4 @@ using CommHook =
 // of a list of tensors; an undefined tensor for anything else.
 at::Tensor firstTensorOf(const c10::IValue& value);
 
-namespace internal {
-
-// Adapts a CommHook to the reducer's interface; errors name the hook and
-// `rank`. (c10d's CppCommHookInterface is not usable: Debian's libtorch does
-// not export the result parser it needs.)
-std::unique_ptr<c10d::CommHookInterface> adaptCommHook(CommHook hook,
-                                                       std::string name,
-                                                       int rank);
-
-}  // namespace internal
 }  // namespace distalgo::ddp

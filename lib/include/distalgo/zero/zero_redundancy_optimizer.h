@@ -158,9 +158,27 @@ class ZeroRedundancyOptimizer : public join::Joinable {
     return join::IterationStage::kOptimizerStep;
   }
 
- private:
-  friend class internal::OverlapState;
+  // What the overlap hooks (overlap.h) need to step this optimizer from
+  // DDP's backward, behind a key that only their internal::OverlapState can
+  // make (the passkey idiom), so no one else calls these members.
+  class OverlapKey {
+    friend class internal::OverlapState;
+    OverlapKey() = default;
+  };
+  // Lets `hook_state` drive this optimizer from now on; false, changing
+  // nothing, if another hook's state ever did (one hook per optimizer).
+  // stateBytes() then adds the bytes of `hook_state` while it lives.
+  bool attachOverlap(OverlapKey key,
+                     std::weak_ptr<internal::OverlapState> hook_state);
+  // The factory the local optimizer was built with, for the hook's
+  // per-bucket optimizers.
+  const LocalOptimizerFactory& localOptimizerFactory(OverlapKey key) const {
+    return factory_;
+  }
+  // The second half of step(): collective, every rank broadcasts its shard.
+  void broadcastShards(OverlapKey key) { broadcastShards(); }
 
+ private:
   // A tensor its owner broadcasts after each step: a parameter, or with
   // parameters_as_bucket_view a rank's flat buffer.
   struct Broadcast {

@@ -1,4 +1,4 @@
-#include "distalgo/checkpoint/internal/rng_state.h"
+#include "checkpoint/internal/rng_state.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>

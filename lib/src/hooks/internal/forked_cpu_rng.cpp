@@ -1,4 +1,4 @@
-#include "distalgo/hooks/internal/forked_cpu_rng.h"
+#include "hooks/internal/forked_cpu_rng.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/core/Generator.h>

@@ -1,4 +1,4 @@
-#include "distalgo/hooks/internal/issue_order.h"
+#include "hooks/internal/issue_order.h"
 
 #include <exception>
 #include <utility>

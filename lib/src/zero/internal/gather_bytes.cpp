@@ -1,4 +1,4 @@
-#include "distalgo/zero/internal/gather_bytes.h"
+#include "zero/internal/gather_bytes.h"
 
 #include <ATen/ATen.h>
 

@@ -1,4 +1,4 @@
-#include "distalgo/zero/internal/optimizer_archive.h"
+#include "zero/internal/optimizer_archive.h"
 
 #include <c10/util/Exception.h>
 #include <c10/util/string_utils.h>
@@ -8,7 +8,8 @@
 #include <torch/types.h>
 
 #include <sstream>
-#include <stdexcept>
+
+#include "internal/check.h"
 
 namespace distalgo::zero::internal {
 namespace {
@@ -16,20 +17,14 @@ namespace {
 using torch::serialize::InputArchive;
 using torch::serialize::OutputArchive;
 
-std::string sizesText(at::IntArrayRef sizes) {
-  std::ostringstream text;
-  text << sizes;
-  return text.str();
-}
+constexpr const char* kNotAnArchive = "not a libtorch optimizer archive: ";
 
 InputArchive openArchive(const std::string& bytes) {
   InputArchive archive;
   try {
     archive.load_from(bytes.data(), bytes.size());
   } catch (const c10::Error& e) {
-    throw std::invalid_argument(
-        std::string("not a libtorch optimizer archive: ") +
-        e.what_without_backtrace());
+    DISTALGO_CHECK_ARG(false, kNotAnArchive, e.what_without_backtrace());
   }
   return archive;
 }
@@ -38,10 +33,8 @@ InputArchive openArchive(const std::string& bytes) {
 // it is), to read entries whose names are not known in advance.
 torch::jit::Module submodule(const torch::jit::Module& parent,
                              const std::string& name) {
-  if (!parent.hasattr(name) || !parent.attr(name).isObject()) {
-    throw std::invalid_argument(
-        "not a libtorch optimizer archive: it has no '" + name + "'");
-  }
+  DISTALGO_CHECK_ARG(parent.hasattr(name) && parent.attr(name).isObject(),
+                     kNotAnArchive, "it has no '", name, "'");
   return parent.attr(name).toModule();
 }
 
@@ -53,12 +46,10 @@ void checkStateSizes(const torch::jit::Module& state, const std::string& key,
     if (!entry.value.isTensor()) continue;
     const auto& tensor = entry.value.toTensor();
     // Scalars (step counters) have no parameter shape.
-    if (tensor.dim() == 0 || tensor.sizes() == parameter.sizes()) continue;
-    throw std::invalid_argument("group " + std::to_string(g) + ", parameter " +
-                                std::to_string(i) + ": the state's '" +
-                                entry.name + "' has sizes " +
-                                sizesText(tensor.sizes()) + ", the parameter " +
-                                sizesText(parameter.sizes()));
+    DISTALGO_CHECK_ARG(tensor.dim() == 0 || tensor.sizes() == parameter.sizes(),
+                       "group ", g, ", parameter ", i, ": the state's '",
+                       entry.name, "' has sizes ", tensor.sizes(),
+                       ", the parameter ", parameter.sizes());
   }
 }
 
@@ -67,27 +58,20 @@ void checkFits(const torch::jit::Module& root,
   const auto state = submodule(root, "state");
   const auto saved = submodule(root, "param_groups");
   const auto count = [](const torch::jit::Module& m, const std::string& key) {
-    if (!m.hasattr(key) || !m.attr(key).isTensor()) {
-      throw std::invalid_argument(
-          "not a libtorch optimizer archive: it has no '" + key + "'");
-    }
+    DISTALGO_CHECK_ARG(m.hasattr(key) && m.attr(key).isTensor(), kNotAnArchive,
+                       "it has no '", key, "'");
     return static_cast<std::size_t>(m.attr(key).toTensor().item<int64_t>());
   };
   const auto group_count = count(saved, "param_groups/size");
-  if (group_count != groups.size()) {
-    throw std::invalid_argument("the state has " + std::to_string(group_count) +
-                                " parameter groups, this optimizer " +
-                                std::to_string(groups.size()));
-  }
+  DISTALGO_CHECK_ARG(group_count == groups.size(), "the state has ",
+                     group_count, " parameter groups, this optimizer ",
+                     groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const auto group = submodule(saved, "param_groups/" + std::to_string(g));
     const auto size = count(group, "params/size");
-    if (size != groups[g].size()) {
-      throw std::invalid_argument(
-          "group " + std::to_string(g) + " has " + std::to_string(size) +
-          " parameters in the state, " + std::to_string(groups[g].size()) +
-          " in this optimizer");
-    }
+    DISTALGO_CHECK_ARG(size == groups[g].size(), "group ", g, " has ", size,
+                       " parameters in the state, ", groups[g].size(),
+                       " in this optimizer");
     for (std::size_t i = 0; i < size; ++i) {
       const auto key = group.attr("params/" + std::to_string(i));
       checkStateSizes(state, key.toStringRef(), groups[g][i], g, i);
@@ -157,9 +141,8 @@ void loadOptimizer(torch::optim::Optimizer& optimizer,
   try {
     optimizer.load(archive);
   } catch (const c10::Error& e) {
-    throw std::invalid_argument(
-        std::string("libtorch cannot load the optimizer archive: ") +
-        e.what_without_backtrace());
+    DISTALGO_CHECK_ARG(false, "libtorch cannot load the optimizer archive: ",
+                       e.what_without_backtrace());
   }
 }
 
@@ -169,9 +152,7 @@ void checkArchiveFits(const std::string& bytes,
     std::istringstream stream(bytes);
     checkFits(torch::jit::load(stream), groups);
   } catch (const c10::Error& e) {
-    throw std::invalid_argument(
-        std::string("not a libtorch optimizer archive: ") +
-        e.what_without_backtrace());
+    DISTALGO_CHECK_ARG(false, kNotAnArchive, e.what_without_backtrace());
   }
 }
 
@@ -192,9 +173,8 @@ std::vector<std::unique_ptr<torch::optim::OptimizerOptions>> readGroupOptions(
       read->serialize(saved);
     }
   } catch (const c10::Error& e) {
-    throw std::invalid_argument(
-        std::string("cannot read the groups' options: ") +
-        e.what_without_backtrace());
+    DISTALGO_CHECK_ARG(
+        false, "cannot read the groups' options: ", e.what_without_backtrace());
   }
   return options;
 }

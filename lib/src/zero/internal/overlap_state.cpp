@@ -1,19 +1,16 @@
-#include "overlap_state.h"
+#include "zero/internal/overlap_state.h"
 
 #include <torch/csrc/autograd/engine.h>
 #include <torch/csrc/autograd/graph_task.h>
 
-#include <stdexcept>
-#include <string>
 #include <unordered_map>
 
 #include "distalgo/zero/state_bytes.h"
-#include "state_transfer.h"
+#include "internal/check.h"
+#include "zero/internal/state_transfer.h"
 
 namespace distalgo::zero::internal {
 namespace {
-
-constexpr const char* kOverlapHook = "distalgo::zero overlap hook: ";
 
 std::vector<const c10::TensorImpl*> impls(const std::vector<at::Tensor>& ps) {
   std::vector<const c10::TensorImpl*> out;
@@ -34,34 +31,32 @@ void copyOptions(const torch::optim::Optimizer& from,
 
 OverlapState::OverlapState(ZeroRedundancyOptimizer& zero,
                            const c10d::Reducer& reducer, bool shard_buckets)
-    : zero_(zero), reducer_(reducer), shard_buckets_(shard_buckets) {
-  if (!zero_.overlapWithDdp()) {
-    throw std::invalid_argument(
-        std::string(kOverlapHook) +
-        "the ZeroRedundancyOptimizer was built without "
-        "ZeroOptions::overlap_with_ddp; build it with overlap_with_ddp = true "
-        "or call its step() after backward instead");
-  }
-  if (zero_.overlap_hooked_) {
-    throw std::logic_error(std::string(kOverlapHook) +
-                           "this ZeroRedundancyOptimizer is already driven by "
-                           "another hook (one hook per optimizer)");
-  }
-  zero_.overlap_hooked_ = true;
-}
+    : zero_(zero),
+      pg_(zero.joinProcessGroup()),
+      reducer_(reducer),
+      shard_buckets_(shard_buckets) {}
 
 std::shared_ptr<OverlapState> OverlapState::create(
     ZeroRedundancyOptimizer& zero, const c10d::Reducer& reducer,
     bool shard_buckets) {
+  DISTALGO_CHECK_ARG(zero.overlapWithDdp(), kOverlapHook,
+                     "the ZeroRedundancyOptimizer was built without "
+                     "ZeroOptions::overlap_with_ddp; build it with "
+                     "overlap_with_ddp = true or call its step() after "
+                     "backward instead");
   auto state = std::make_shared<OverlapState>(zero, reducer, shard_buckets);
-  zero.overlap_state_ = state;
+  const bool attached =
+      zero.attachOverlap(ZeroRedundancyOptimizer::OverlapKey(), state);
+  DISTALGO_CHECK_STATE(attached, kOverlapHook,
+                       "this ZeroRedundancyOptimizer is already driven by "
+                       "another hook (one hook per optimizer)");
   return state;
 }
 
 void OverlapState::checkInsideBackward() {
-  if (torch::autograd::get_current_graph_task_exec_info() != nullptr) return;
-  throw std::logic_error(
-      std::string(kOverlapHook) +
+  DISTALGO_CHECK_STATE(
+      torch::autograd::get_current_graph_task_exec_info() != nullptr,
+      kOverlapHook,
       "called outside a backward pass (as DDP's Join does on a joined rank); "
       "the ZeRO overlap supports neither Join nor running the hook by hand");
 }
@@ -84,12 +79,11 @@ void OverlapState::record(ddp::GradBucket& bucket,
   TORCH_CHECK(b == seen_.size(), kOverlapHook, "bucket ", b, " came after ",
               seen_.size(), " buckets");
   seen_.push_back(seeBucket(bucket, std::move(reduced)));
-  if (b >= layout_.size() || impls(seen_.back().parameters) != layout_[b]) {
-    throw std::logic_error(
-        std::string(kOverlapHook) + "DDP bucket " + std::to_string(b) +
-        " differs from the one the bucket partition was built on; DDP's "
-        "buckets must not change once rebuilt");
-  }
+  DISTALGO_CHECK_STATE(
+      b < layout_.size() && impls(seen_.back().parameters) == layout_[b],
+      kOverlapHook, "DDP bucket ", b,
+      " differs from the one the bucket partition was built on; DDP's "
+      "buckets must not change once rebuilt");
 }
 
 void OverlapState::finishWarmUp() {
@@ -105,8 +99,8 @@ void OverlapState::finishWarmUp() {
     gradients.insert(gradients.end(), reduced.begin(), reduced.end());
   }
   // What step() does after backward, on the same gradients.
-  stepWith(*zero_.local_, parameters, gradients);
-  zero_.broadcastShards();
+  stepWith(zero_.localOptimizer(), parameters, gradients);
+  zero_.broadcastShards(ZeroRedundancyOptimizer::OverlapKey());
   // Pending until DDP's reducer has rebuilt its buckets (the forward after
   // the first iteration that reduced; after the second with static_graph);
   // never with find_unused_parameters.
@@ -125,37 +119,38 @@ void OverlapState::buildBucketPartition(const std::vector<SeenBucket>& seen) {
   }
   auto pieces = assignBucketsToRanks(numels, zero_.worldSize(), shard_buckets_);
 
+  // Every parameter is in some rank's shard, with its group.
   std::unordered_map<const c10::TensorImpl*, std::size_t> group_of;
-  for (std::size_t g = 0; g < zero_.groups_.size(); ++g) {
-    for (const auto& p : zero_.groups_[g])
-      group_of[p.unsafeGetTensorImpl()] = g;
+  for (const auto& shard : zero_.partition()) {
+    for (const auto& entry : shard)
+      group_of[entry.parameter.unsafeGetTensorImpl()] = entry.group;
   }
+  ZeroRedundancyOptimizer::OverlapKey key;
+  const auto& factory = zero_.localOptimizerFactory(key);
+  torch::optim::Optimizer& local = zero_.localOptimizer();
   std::unordered_map<const c10::TensorImpl*, int> owner;
   for (const auto& piece : pieces) {
     const auto& bucket = seen[piece.bucket].parameters;
     std::vector<torch::optim::OptimizerParamGroup> groups;
-    for (const auto& group : zero_.local_->param_groups()) {
+    for (const auto& group : local.param_groups()) {
       groups.emplace_back(std::vector<at::Tensor>{}, group.options().clone());
     }
     for (std::size_t i = piece.offset; i < piece.offset + piece.count; ++i) {
       const auto it = group_of.find(bucket[i].unsafeGetTensorImpl());
-      if (it == group_of.end()) {
-        throw std::logic_error(std::string(kOverlapHook) + "parameter " +
-                               std::to_string(i) + " of DDP bucket " +
-                               std::to_string(piece.bucket) +
-                               " is not a parameter of the "
-                               "ZeroRedundancyOptimizer");
-      }
+      DISTALGO_CHECK_STATE(it != group_of.end(), kOverlapHook, "parameter ", i,
+                           " of DDP bucket ", piece.bucket,
+                           " is not a parameter of the "
+                           "ZeroRedundancyOptimizer");
       owner[bucket[i].unsafeGetTensorImpl()] = piece.rank;
       groups[it->second].params().push_back(bucket[i]);
     }
     if (piece.rank == zero_.rank()) {
-      optimizers_[piece.bucket] = zero_.factory_(std::move(groups));
+      optimizers_[piece.bucket] = factory(std::move(groups));
     }
   }
   // Parameters in no bucket (frozen in DDP) are never stepped: state dropped.
   transferState(
-      *zero_.pg_, zero_.partition_, *zero_.local_, zero_.factory_,
+      *pg_, zero_.partition(), local, factory,
       [&](const at::Tensor& p) {
         const auto it = owner.find(p.unsafeGetTensorImpl());
         return it == owner.end() ? -1 : it->second;
@@ -163,7 +158,7 @@ void OverlapState::buildBucketPartition(const std::vector<SeenBucket>& seen) {
       [&](const at::Tensor& p) -> torch::optim::Optimizer& {
         return *optimizers_.at(bucket_of.at(p.unsafeGetTensorImpl()));
       });
-  zero_.local_->state().clear();  // it keeps the options users may change
+  local.state().clear();  // it keeps the options users may change
   for (const auto& bucket : seen) layout_.push_back(impls(bucket.parameters));
   pieces_ = std::move(pieces);
 }
@@ -179,11 +174,11 @@ void OverlapState::stepBucket(std::size_t b) {
     if (piece.rank == zero_.rank()) {
       const auto reduced = reducedGradients(bucket);
       auto& optimizer = *optimizers_.at(b);
-      copyOptions(*zero_.local_, optimizer);
+      copyOptions(zero_.localOptimizer(), optimizer);
       stepWith(optimizer, parameters,
                {reduced.begin() + begin, reduced.begin() + end});
     }
-    broadcasts_.emplace_back(*zero_.pg_, parameters, piece.rank);
+    broadcasts_.emplace_back(*pg_, parameters, piece.rank);
   }
 }
 

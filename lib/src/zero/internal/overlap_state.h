@@ -16,17 +16,22 @@
 #include "distalgo/ddp/grad_bucket.h"
 #include "distalgo/zero/bucket_assignment.h"
 #include "distalgo/zero/zero_redundancy_optimizer.h"
-#include "partial_step.h"
+#include "zero/internal/partial_step.h"
 
 namespace distalgo::zero::internal {
 
+// The prefix of the overlap hooks' error messages.
+inline constexpr const char* kOverlapHook = "distalgo::zero overlap hook: ";
+
 class OverlapState {
  public:
-  // Claims `zero` (one hook per ZeRO). Throws std::invalid_argument if it
-  // was not built with overlap_with_ddp, std::logic_error if claimed.
+  // Use create().
   OverlapState(ZeroRedundancyOptimizer& zero, const c10d::Reducer& reducer,
                bool shard_buckets);
-  // Constructs one and lets `zero` see it (for its stateBytes()).
+  // Constructs one and attaches it to `zero` (one hook per ZeRO, which then
+  // counts it in its stateBytes()). Throws std::invalid_argument if `zero`
+  // was not built with overlap_with_ddp, std::logic_error if another hook
+  // drives it.
   static std::shared_ptr<OverlapState> create(ZeroRedundancyOptimizer& zero,
                                               const c10d::Reducer& reducer,
                                               bool shard_buckets);
@@ -63,6 +68,7 @@ class OverlapState {
   void buildBucketPartition(const std::vector<SeenBucket>& seen);
 
   ZeroRedundancyOptimizer& zero_;
+  c10::intrusive_ptr<c10d::ProcessGroup> pg_;  // zero_'s
   const c10d::Reducer& reducer_;
   bool shard_buckets_;
   std::vector<SeenBucket> seen_;  // this iteration's, by index

@@ -1,9 +1,9 @@
-#include "partial_step.h"
+#include "zero/internal/partial_step.h"
 
 #include <ATen/ATen.h>
+#include <c10/util/StringUtil.h>
 
 #include <stdexcept>
-#include <string>
 #include <unordered_map>
 
 #include "distalgo/ddp/comm_hook.h"
@@ -20,10 +20,12 @@ std::vector<at::Tensor> reducedGradients(const SeenBucket& bucket) {
   bucket.reduced->wait();
   at::Tensor result = ddp::firstTensorOf(bucket.reduced->value());
   if (!result.defined() || result.numel() != bucket.buffer.numel()) {
-    throw std::runtime_error(
+    // The hook's result, known only in backward: std::runtime_error, as for
+    // any hook's (docs/errors.md), not a check of an argument.
+    throw std::runtime_error(c10::str(
         "distalgo::zero overlap: the wrapped hook's future must hold a tensor "
-        "shaped like the bucket's buffer (" +
-        std::to_string(bucket.buffer.numel()) + " elements)");
+        "shaped like the bucket's buffer (",
+        bucket.buffer.numel(), " elements)"));
   }
   result = result.contiguous();
   std::vector<at::Tensor> out;

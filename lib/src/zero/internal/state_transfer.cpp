@@ -1,11 +1,11 @@
-#include "state_transfer.h"
+#include "zero/internal/state_transfer.h"
 
 #include <ATen/ATen.h>
 
 #include <cstring>
 #include <string>
 
-#include "distalgo/zero/internal/optimizer_archive.h"
+#include "zero/internal/optimizer_archive.h"
 
 namespace distalgo::zero::internal {
 namespace {

@@ -11,12 +11,16 @@
 #include <torch/csrc/distributed/c10d/comm.hpp>
 #include <unordered_map>
 
-#include "distalgo/ddp/internal/delay_all_reduce_sink.h"
-#include "distalgo/internal/same_parameters.h"
+#include "ddp/internal/comm_hook_adapter.h"
+#include "ddp/internal/delay_all_reduce_sink.h"
 #include "distalgo/join/join.h"
+#include "internal/check.h"
+#include "internal/same_parameters.h"
 
 namespace distalgo::ddp::internal {
 namespace {
+
+constexpr const char* kDdp = "distalgo::DistributedDataParallel: ";
 
 // PyTorch's _sync_module_states bucket.
 constexpr std::size_t kBroadcastBucketBytes = std::size_t{250} * 1024 * 1024;
@@ -30,11 +34,8 @@ std::unordered_map<std::size_t, std::string> indexed(
 
 void checkOptions(const DdpOptions& options) {
   // PyTorch fails on these too: c10d takes the cap as an unsigned size.
-  if (!(options.bucket_cap_mb >= 0)) {
-    throw std::invalid_argument(
-        "distalgo::DistributedDataParallel: bucket_cap_mb must be >= 0, got " +
-        std::to_string(options.bucket_cap_mb));
-  }
+  DISTALGO_CHECK_ARG(options.bucket_cap_mb >= 0, kDdp,
+                     "bucket_cap_mb must be >= 0, got ", options.bucket_cap_mb);
 }
 
 // The bucket size limits of the first iteration, as PyTorch chooses them:
@@ -65,11 +66,8 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
     names.push_back(item.key());
     parameters_.push_back(item.value());
   }
-  if (parameters_.empty()) {
-    throw std::invalid_argument(
-        "distalgo::DistributedDataParallel: the module has no parameter that "
-        "requires a gradient");
-  }
+  DISTALGO_CHECK_ARG(!parameters_.empty(), kDdp,
+                     "the module has no parameter that requires a gradient");
 
   distalgo::internal::checkSameParametersOnEveryRank(
       pg_, parameters_, names, "distalgo::DistributedDataParallel");
@@ -118,11 +116,9 @@ void DdpCore::broadcastFrom(int source,
 
 void DdpCore::claimHookSlot(const std::string& name) {
   // The reducer would refuse too, but without naming either hook.
-  if (!hook_name_.empty()) {
-    throw std::logic_error(
-        "distalgo::DistributedDataParallel: cannot register hook '" + name +
-        "': hook '" + hook_name_ + "' is registered already (one per model)");
-  }
+  DISTALGO_CHECK_STATE(hook_name_.empty(), kDdp, "cannot register hook '", name,
+                       "': hook '", hook_name_,
+                       "' is registered already (one per model)");
   hook_name_ = name;
 }
 
@@ -140,10 +136,9 @@ void DdpCore::registerBuiltinCommHook(c10d::BuiltinCommHookType type) {
 void DdpCore::checkPreviousBackwardRan() const {
   // Otherwise this rank's next backward would be reduced together with the
   // other ranks' previous one: wrong numbers, or a hang at the end.
-  if (!reduction_pending_ || *backward_reached_) return;
-  throw std::logic_error(
-      "distalgo::DistributedDataParallel on rank " +
-      std::to_string(pg_->getRank()) +
+  DISTALGO_CHECK_STATE(
+      !reduction_pending_ || *backward_reached_,
+      "distalgo::DistributedDataParallel on rank ", pg_->getRank(),
       ": forward ran again, but backward never ran on the previous forward's "
       "outputs. Every rank must run backward after each forward that has "
       "gradients enabled; run forwards without backward under "
@@ -188,9 +183,10 @@ void DdpCore::beforeForward(join::Joinable& self) {
     // every bucket.
     if (at::GradMode::is_enabled()) reducer_->rebuild_buckets();
   } catch (const c10::Error& error) {
-    throw std::runtime_error("distalgo::DistributedDataParallel on rank " +
-                             std::to_string(pg_->getRank()) + ": " +
-                             error.what_without_backtrace());
+    // Wraps the reducer's error (it names no rank): not a check of ours.
+    throw std::runtime_error(
+        c10::str("distalgo::DistributedDataParallel on rank ", pg_->getRank(),
+                 ": ", error.what_without_backtrace()));
   }
   const bool joining = self.joinConfig().enable;
   if (syncsBuffersBeforeForward()) {

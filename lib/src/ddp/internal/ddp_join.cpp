@@ -12,6 +12,7 @@
 #include "distalgo/ddp/comm_hook.h"
 #include "distalgo/ddp/distributed_data_parallel.h"
 #include "distalgo/ddp/internal/ddp_core.h"
+#include "internal/check.h"
 
 namespace distalgo::ddp::internal {
 namespace {
@@ -99,10 +100,12 @@ void DdpCore::writeReducedGradients(
   for (std::size_t b = 0; b < buckets.size(); ++b) {
     at::Tensor reduced = firstTensorOf(futures[b]->value());
     if (!reduced.defined()) {
+      // The hook's result, known only now: std::runtime_error, as out of
+      // backward() on the training ranks (docs/errors.md).
       throw std::runtime_error(
-          "distalgo::DistributedDataParallel: the communication hook's future "
-          "holds no tensor (bucket " +
-          std::to_string(b) + ")");
+          c10::str("distalgo::DistributedDataParallel: the communication "
+                   "hook's future holds no tensor (bucket ",
+                   b, ")"));
     }
     // The hook reduced a copy of the zero bucket: the same layout.
     c10d::GradBucket layout = buckets[b];
@@ -128,11 +131,9 @@ void DdpCore::writeReducedGradients(
 
 void DdpCore::syncFinalModel(bool is_last_joiner) {
   const int source = findCommonRank(is_last_joiner);
-  if (source < 0) {
-    throw std::logic_error(
-        "distalgo::DistributedDataParallel: no rank joined last; the join "
-        "loop is broken");
-  }
+  DISTALGO_CHECK_STATE(source >= 0,
+                       "distalgo::DistributedDataParallel: no rank joined "
+                       "last; the join loop is broken");
   authoritative_rank_ = source;
   std::vector<at::Tensor> state = parameters_;
   for (const auto& buffer : module_->buffers()) state.push_back(buffer);

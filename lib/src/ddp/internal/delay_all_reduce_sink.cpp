@@ -1,4 +1,4 @@
-#include "distalgo/ddp/internal/delay_all_reduce_sink.h"
+#include "ddp/internal/delay_all_reduce_sink.h"
 
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/autograd/engine.h>

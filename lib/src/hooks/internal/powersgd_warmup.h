@@ -8,8 +8,8 @@
 
 #include "distalgo/ddp/comm_hook.h"
 #include "distalgo/hooks/default_hooks.h"
-#include "distalgo/hooks/internal/issue_order.h"
 #include "distalgo/hooks/powersgd_state.h"
+#include "hooks/internal/issue_order.h"
 
 namespace distalgo::hooks::internal {
 
