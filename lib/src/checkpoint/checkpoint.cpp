@@ -70,7 +70,7 @@ variable_list recompute(const State& state,
 // The node's inputs: its tensors (State), then the state (not a tensor).
 struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
   static variable_list forward(AutogradContext* ctx, at::TensorList tensors,
-                               c10::intrusive_ptr<State> state) {
+                               const c10::intrusive_ptr<State>& state) {
     const std::size_t k = state->positions.size();
     std::vector<at::Tensor> inputs(state->num_inputs);
     std::vector<at::Tensor> kept;

@@ -26,7 +26,8 @@ void rethrowIfFailed(c10::ivalue::Future& done) {
 // float16 but not bfloat16, and a bit-for-bit reinterpretation is safe
 // because nothing is summed on the wire.
 c10::intrusive_ptr<c10::ivalue::Future> allreduceBf16ByChunks(
-    const c10::intrusive_ptr<c10d::ProcessGroup>& pg, at::Tensor tensor) {
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
+    const at::Tensor& tensor) {
   const std::int64_t world = pg->getSize();
   const std::int64_t rank = pg->getRank();
   const std::int64_t n = tensor.numel();
@@ -78,7 +79,8 @@ bool canSumBf16(const c10d::ProcessGroup& pg) {
 }
 
 c10::intrusive_ptr<c10::ivalue::Future> allreduceBf16(
-    const c10::intrusive_ptr<c10d::ProcessGroup>& pg, at::Tensor tensor) {
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
+    const at::Tensor& tensor) {
   DISTALGO_CHECK_ARG(tensor.scalar_type() == at::kBFloat16,
                      "allreduceBf16: expected a bfloat16 tensor, got ",
                      tensor.scalar_type(), " (backend ", pg->getBackendName(),

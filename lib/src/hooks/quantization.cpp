@@ -82,7 +82,7 @@ c10::intrusive_ptr<c10::ivalue::Future> quantizeAndAverage(
 
 ddp::CommHook quantizationPerTensorHook(Group pg) {
   return [pg = std::move(pg)](ddp::GradBucket& bucket) {
-    const at::Tensor buffer = bucket.buffer();
+    const at::Tensor& buffer = bucket.buffer();
     if (buffer.numel() == 0) return completed(buffer);
     const at::Tensor x = buffer.to(at::kFloat);
     return quantizeAndAverage(
@@ -99,7 +99,7 @@ ddp::CommHook quantizationPerChannelHook(Group pg, std::int64_t bucket_size) {
       "quantizationPerChannelHook: bucket_size must be at least 1, got ",
       bucket_size);
   return [pg = std::move(pg), bucket_size](ddp::GradBucket& bucket) {
-    const at::Tensor buffer = bucket.buffer();
+    const at::Tensor& buffer = bucket.buffer();
     const std::int64_t n = buffer.numel();
     if (n == 0) return completed(buffer);
     // PyTorch pads by bucket_size - n % bucket_size: a whole row of zeros

@@ -31,6 +31,6 @@ bool canSumBf16(const c10d::ProcessGroup& pg);
 // float32 in rank order and rounded to bfloat16 once. Throws
 // std::invalid_argument for a tensor that is not bfloat16.
 c10::intrusive_ptr<c10::ivalue::Future> allreduceBf16(
-    const c10::intrusive_ptr<c10d::ProcessGroup>& pg, at::Tensor tensor);
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg, const at::Tensor& tensor);
 
 }  // namespace distalgo::hooks
