@@ -11,6 +11,7 @@
 
 #include "averaging_util.h"
 #include "distalgo/groups/subgroups.h"
+#include "fixtures/compare.h"
 #include "ranktest/ranktest.h"
 
 namespace averaging_suite {
@@ -34,7 +35,8 @@ RANKTEST_F(AveragingParameters, EveryTensorBecomesTheMeanInPlace) {
   }
   auto counting = c10::make_intrusive<ranktest::CountingProcessGroup>(pg());
   averageParameters(params, counting);
-  expectEqualParameters(params, meanParameters(allRanks(worldSize())));
+  fixtures::expectSameTensors(params, meanParameters(allRanks(worldSize())),
+                              fixtures::kExact);
   for (std::size_t i = 0; i < params.size(); ++i) {
     EXPECT_EQ(params[i].data_ptr(), storage[i]) << "parameter " << i;
   }
@@ -60,7 +62,8 @@ RANKTEST_F(AveragingParameters, ParamGroupsSkipParametersWithoutGradients) {
       torch::optim::OptimizerParamGroup({with_grad[0], without_grad[0]}),
       torch::optim::OptimizerParamGroup({with_grad[1], with_grad[2]})};
   averageParameters(groups, pg());
-  expectEqualParameters(with_grad, meanParameters(allRanks(worldSize())));
+  fixtures::expectSameTensors(with_grad, meanParameters(allRanks(worldSize())),
+                              fixtures::kExact);
   EXPECT_TRUE(without_grad[0].equal(untouched));
 }
 
@@ -72,9 +75,11 @@ RANKTEST_F(AveragingParameters, RanksOutsideTheGroupKeepTheirParameters,
   auto params = rankParameters(rank());
   averageParameters(params, pair);
   if (rank() < 2) {
-    expectEqualParameters(params, meanParameters({0, 1}));
+    fixtures::expectSameTensors(params, meanParameters({0, 1}),
+                                fixtures::kExact);
   } else {
-    expectEqualParameters(params, rankParameters(rank()));
+    fixtures::expectSameTensors(params, rankParameters(rank()),
+                                fixtures::kExact);
   }
 }
 

@@ -57,17 +57,6 @@ inline std::vector<int> allRanks(int world_size) {
   return ranks;
 }
 
-// Exact element-wise equality of two parameter lists.
-inline void expectEqualParameters(const std::vector<at::Tensor>& actual,
-                                  const std::vector<at::Tensor>& expected) {
-  ASSERT_EQ(actual.size(), expected.size());
-  for (std::size_t i = 0; i < actual.size(); ++i) {
-    EXPECT_TRUE(actual[i].detach().equal(expected[i].detach()))
-        << "parameter " << i << ": " << actual[i] << " expected "
-        << expected[i];
-  }
-}
-
 template <typename Call>
 void expectInvalidArgument(Call call, const char* message) {
   EXPECT_THAT(call, testing::ThrowsMessage<std::invalid_argument>(

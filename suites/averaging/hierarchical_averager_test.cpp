@@ -13,6 +13,7 @@
 #include "distalgo/averaging/average_parameters.h"
 #include "distalgo/averaging/hierarchical_model_averager.h"
 #include "distalgo/groups/subgroups.h"
+#include "fixtures/compare.h"
 #include "ranktest/ranktest.h"
 
 namespace averaging_suite {
@@ -83,7 +84,7 @@ RANKTEST_F(AveragingHierarchical, EqualsTheSequenceOfGroupAverages) {
         distalgo::averaging::averageParameters(expected,
                                                size == 2 ? pair : pg());
       }
-      expectEqualParameters(actual, expected);
+      fixtures::expectSameTensors(actual, expected, fixtures::kExact);
       // Not vacuous: pairs agree after a pair average, all after a global
       // one, none otherwise.
       const auto v = firstElements(pg(), actual[0]);

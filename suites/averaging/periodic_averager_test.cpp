@@ -11,6 +11,7 @@
 
 #include "averaging_util.h"
 #include "distalgo/averaging/periodic_model_averager.h"
+#include "fixtures/compare.h"
 #include "ranktest/ranktest.h"
 
 namespace averaging_suite {
@@ -54,8 +55,9 @@ RANKTEST_F(AveragingPeriodic, AveragesExactlyOnDueStepsOnly) {
       auto params = rankParameters(rank());
       averager.averageParameters(params);
       EXPECT_EQ(averager.step(), step + 1);
-      expectEqualParameters(params,
-                            due(c, step) ? mean : rankParameters(rank()));
+      fixtures::expectSameTensors(params,
+                                  due(c, step) ? mean : rankParameters(rank()),
+                                  fixtures::kExact);
     }
   }
 }
@@ -72,7 +74,8 @@ RANKTEST_F(AveragingPeriodic, ParamGroupsAverageOnDueStepsOnly) {
         torch::optim::OptimizerParamGroup({params[0], no_grad}),
         torch::optim::OptimizerParamGroup({params[1], params[2]})};
     averager.averageParameters(groups);
-    expectEqualParameters(params, due(c, step) ? mean : rankParameters(rank()));
+    fixtures::expectSameTensors(
+        params, due(c, step) ? mean : rankParameters(rank()), fixtures::kExact);
     // Never averaged: it has no gradient.
     EXPECT_TRUE(no_grad.equal(rankParameters(rank())[0]));
   }
@@ -86,9 +89,11 @@ RANKTEST_F(AveragingPeriodic, RestoredStepContinuesTheSchedule) {
     SCOPED_TRACE(step);
     auto params = rankParameters(rank());
     averager.averageParameters(params);
-    expectEqualParameters(params, due(c, step)
-                                      ? meanParameters(allRanks(worldSize()))
-                                      : rankParameters(rank()));
+    fixtures::expectSameTensors(params,
+                                due(c, step)
+                                    ? meanParameters(allRanks(worldSize()))
+                                    : rankParameters(rank()),
+                                fixtures::kExact);
   }
   EXPECT_EQ(averager.step(), 14);
 }

@@ -6,17 +6,18 @@
 #include <torch/nn/modules/linear.h>
 
 #include <cstdlib>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "averaging_util.h"
-#include "ddp_mlp.h"
+#include "ddp_runs.h"
 #include "distalgo/ddp/distributed_data_parallel.h"
 #include "distalgo/groups/subgroup_provider.h"
 #include "distalgo/hooks/post_local_sgd.h"
-#include "fixtures/training.h"
+#include "fixtures/bucketed_models.h"
+#include "fixtures/compare.h"
+#include "fixtures/ddp_training.h"
 #include "ranktest/ranktest.h"
 
 namespace averaging_suite {
@@ -75,45 +76,51 @@ class AveragingPostLocalSgdHook : public ranktest::DistributedTest {
   static ranktest::TestOptions testOptions() { return {.world_sizes = {2, 4}}; }
 };
 
-// Before the start: plain DDP, bit for bit, in one bucket or several.
+// Before the start: plain DDP, bit for bit, after every step.
 void expectReferenceDdpBeforeStart(
     const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
     const c10::intrusive_ptr<c10d::Store>& store, int rank,
-    const std::function<DdpMlp(distalgo::ddp::CommHook)>& build) {
+    const fixtures::BucketedModel& model) {
   constexpr int kSteps = 5;
   auto state = std::make_shared<PostLocalSgdState>(
       PostLocalSgdOptions{.start_local_sgd_iter = kSteps});
-  DdpMlp hooked = build(postLocalSgdHook(state, pg, store));
-  DdpMlp reference = build({});
+  EXPECT_FALSE(state->localSgdStarted());
+  fixtures::DdpTraining training =
+      ddpTraining(rank, postLocalSgdHook(state, pg, store), model);
+  training.steps = kSteps;
+  training.learning_rate = kLearningRate;
+  training.record_history = true;
+  training.after_step = [&](int step, fixtures::SequentialDdp&) {
+    EXPECT_EQ(state->iteration(), step + 1);
+    // Local SGD starts once the last step has been counted.
+    EXPECT_EQ(state->localSgdStarted(), step + 1 == kSteps) << "step " << step;
+  };
+  const auto hooked = fixtures::trainUnderDdp(pg, training);
+  training.hook = nullptr;
+  training.after_step = nullptr;
+  const auto reference = fixtures::trainUnderDdp(pg, training);
   for (int step = 0; step < kSteps; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
-    EXPECT_FALSE(state->localSgdStarted());
-    hooked.backward(step);
-    reference.backward(step);
-    expectEqualParameters(hooked.gradientValues(), reference.gradientValues());
-    fixtures::sgdUpdate(hooked.parameters(), kLearningRate);
-    fixtures::sgdUpdate(reference.parameters(), kLearningRate);
-    expectEqualParameters(hooked.parameterValues(),
-                          reference.parameterValues());
-    EXPECT_EQ(state->iteration(), step + 1);
+    fixtures::expectSameTensors(hooked.history[step].gradients,
+                                reference.history[step].gradients,
+                                fixtures::kExact);
+    fixtures::expectSameTensors(hooked.history[step].parameters,
+                                reference.history[step].parameters,
+                                fixtures::kExact);
   }
-  EXPECT_TRUE(state->localSgdStarted());
   EXPECT_FALSE(state->subgroupCreated());
 }
 
 RANKTEST_F(AveragingPostLocalSgdHook, BeforeStartEqualsReferenceDdpExactly) {
-  expectReferenceDdpBeforeStart(pg(), store(), rank(), [&](auto hook) {
-    return DdpMlp(pg(), rank(), std::move(hook));
-  });
+  expectReferenceDdpBeforeStart(pg(), store(), rank(),
+                                fixtures::oneBucketMlp());
 }
 
 RANKTEST_F(AveragingPostLocalSgdHook,
            BeforeStartEqualsReferenceDdpExactlyInSeveralBuckets) {
   for (const auto& model : fixtures::bucketedModels()) {
     SCOPED_TRACE(model.name);
-    expectReferenceDdpBeforeStart(pg(), store(), rank(), [&](auto hook) {
-      return DdpMlp(pg(), rank(), std::move(hook), model);
-    });
+    expectReferenceDdpBeforeStart(pg(), store(), rank(), model);
   }
 }
 

@@ -19,11 +19,14 @@
 #include <vector>
 
 #include "averaging_util.h"
-#include "ddp_mlp.h"
+#include "ddp_runs.h"
 #include "distalgo/averaging/hierarchical_model_averager.h"
 #include "distalgo/averaging/periodic_model_averager.h"
 #include "distalgo/hooks/post_local_sgd.h"
 #include "fixtures/compare.h"
+#include "fixtures/ddp_training.h"
+#include "fixtures/models.h"
+#include "fixtures/same_on_every_rank.h"
 #include "ranktest/ranktest.h"
 
 namespace averaging_suite {
@@ -56,21 +59,16 @@ distalgo::ddp::CommHook localAfter(std::int64_t start, const Group& pg) {
       pg);
 }
 
-// Whether every rank of `pg` holds exactly the same `params`.
-bool sameOnAllRanks(const std::vector<at::Tensor>& params, const Group& pg) {
-  std::vector<at::Tensor> flat_params;
-  for (const auto& p : params) flat_params.push_back(p.detach().reshape(-1));
-  const auto flat = at::cat(flat_params);
-  std::vector<std::vector<at::Tensor>> gathered(1);
-  for (int r = 0; r < pg->getSize(); ++r) {
-    gathered[0].push_back(at::empty_like(flat));
-  }
-  std::vector<at::Tensor> input{flat};
-  pg->allgather(gathered, input)->wait();
-  for (const auto& other : gathered[0]) {
-    if (!other.equal(flat)) return false;
-  }
-  return true;
+// make_step for a PostLocalSgdOptimizer over makeSgd and `averager`, kept
+// in `optimizer` for the test to inspect.
+auto postLocalSgdStep(std::unique_ptr<PostLocalSgdOptimizer>& optimizer,
+                      std::shared_ptr<ModelAverager> averager) {
+  return [&optimizer, averager = std::move(averager)](
+             fixtures::SequentialDdp& ddp) -> fixtures::OptimizerStep {
+    optimizer = std::make_unique<PostLocalSgdOptimizer>(
+        makeSgd(ddp.module()->parameters()), averager);
+    return [&optimizer] { optimizer->step(); };
+  };
 }
 
 // Collects the warnings issued while alive.
@@ -101,22 +99,25 @@ class AveragingPostLocalSgdOptimizer : public ranktest::DistributedTest {
 void expectWrapperEqualsParts(
     const Group& pg, int rank, int steps, int warmup,
     const std::function<std::shared_ptr<ModelAverager>()>& make_averager) {
-  DdpMlp wrapped_model(pg, rank, localAfter(warmup, pg));
-  PostLocalSgdOptimizer wrapped(makeSgd(wrapped_model.parameters()),
-                                make_averager());
-  DdpMlp manual_model(pg, rank, localAfter(warmup, pg));
-  auto sgd = makeSgd(manual_model.parameters());
+  fixtures::DdpTraining training = ddpTraining(rank, localAfter(warmup, pg));
+  training.steps = steps;
+  std::unique_ptr<PostLocalSgdOptimizer> wrapped;
+  training.make_step = postLocalSgdStep(wrapped, make_averager());
+  const auto wrapped_run = fixtures::trainUnderDdp(pg, training);
+
+  training.hook = localAfter(warmup, pg);
   const auto averager = make_averager();
-  for (int step = 0; step < steps; ++step) {
-    wrapped_model.backward(step);
-    wrapped.step();
-    manual_model.backward(step);
-    sgd->step();
-    averager->averageParameters(sgd->param_groups());
-  }
-  expectEqualParameters(wrapped_model.parameterValues(),
-                        manual_model.parameterValues());
-  EXPECT_EQ(wrapped.averager().step(), steps);
+  training.make_step = [&](fixtures::SequentialDdp& ddp) {
+    auto sgd = makeSgd(ddp.module()->parameters());
+    return [sgd, &averager] {
+      sgd->step();
+      averager->averageParameters(sgd->param_groups());
+    };
+  };
+  const auto manual_run = fixtures::trainUnderDdp(pg, training);
+  fixtures::expectSameTensors(wrapped_run.parameters, manual_run.parameters,
+                              fixtures::kExact);
+  EXPECT_EQ(wrapped->averager().step(), steps);
   EXPECT_EQ(averager->step(), steps);
 }
 
@@ -146,98 +147,109 @@ RANKTEST_F(AveragingPostLocalSgdOptimizer,
 // mean is taken of parameters and momenta instead of gradients).
 RANKTEST_F(AveragingPostLocalSgdOptimizer, PeriodOneEqualsReferenceDdp) {
   constexpr int kSteps = 10, kStart = 3;
-  DdpMlp local_model(pg(), rank(), localAfter(kStart, pg()));
-  PostLocalSgdOptimizer local(
-      makeSgd(local_model.parameters()),
+  fixtures::DdpTraining training =
+      ddpTraining(rank(), localAfter(kStart, pg()));
+  training.steps = kSteps;
+  training.record_history = true;
+  std::unique_ptr<PostLocalSgdOptimizer> local;
+  training.make_step = postLocalSgdStep(
+      local,
       std::make_shared<PeriodicModelAverager>(pg(), /*period=*/1, kStart));
-  DdpMlp reference_model(pg(), rank());
-  auto reference = makeSgd(reference_model.parameters());
+  const auto local_run = fixtures::trainUnderDdp(pg(), training);
+
+  training.hook = nullptr;
+  training.make_step = [](fixtures::SequentialDdp& ddp) {
+    auto sgd = makeSgd(ddp.module()->parameters());
+    return [sgd] { sgd->step(); };
+  };
+  const auto reference_run = fixtures::trainUnderDdp(pg(), training);
   for (int step = 0; step < kSteps; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
-    local_model.backward(step);
-    local.step();
-    reference_model.backward(step);
-    reference->step();
-    if (step < kStart) {
-      // The same computation as DDP until local SGD starts.
-      expectEqualParameters(local_model.parameterValues(),
-                            reference_model.parameterValues());
-    } else {
-      fixtures::expectSameTensors(local_model.parameterValues(),
-                                  reference_model.parameterValues(),
-                                  /*tolerance=*/1e-6);
-    }
+    // The same computation as DDP until local SGD starts.
+    fixtures::expectSameTensors(
+        local_run.history[step].parameters,
+        reference_run.history[step].parameters,
+        step < kStart ? fixtures::kExact : fixtures::Tolerance{.atol = 1e-6});
   }
 }
 
 RANKTEST_F(AveragingPostLocalSgdOptimizer,
            PeriodFourMeetsOnAveragingStepsAndDriftsBetween) {
   constexpr int kSteps = 12, kStart = 2, kPeriod = 4;
-  DdpMlp model(pg(), rank(), localAfter(kStart, pg()));
-  PostLocalSgdOptimizer optimizer(
-      makeSgd(model.parameters()),
+  fixtures::DdpTraining training =
+      ddpTraining(rank(), localAfter(kStart, pg()));
+  training.steps = kSteps;
+  std::unique_ptr<PostLocalSgdOptimizer> optimizer;
+  training.make_step = postLocalSgdStep(
+      optimizer,
       std::make_shared<PeriodicModelAverager>(pg(), kPeriod, kStart));
-  for (int step = 0; step < kSteps; ++step) {
-    model.backward(step);
-    optimizer.step();
+  training.after_step = [&](int step, fixtures::SequentialDdp& ddp) {
     // Global gradients before the start; then averaged at 2, 6, 10 only.
     const bool together = step < kStart || (step - kStart) % kPeriod == 0;
-    EXPECT_EQ(sameOnAllRanks(model.parameters(), pg()), together)
+    EXPECT_EQ(fixtures::sameOnEveryRank(pg(), ddp.module()->parameters()),
+              together)
         << "step " << step;
-  }
+  };
+  fixtures::trainUnderDdp(pg(), training);
 }
 
-// A run from step `first_step` with a period-3 averager (warm-up 2) and a
-// hook that goes local after 2 steps; a run resumed later is past them.
+// A run of `steps` steps from step `first_step` with a period-3 averager
+// (warm-up 2) and a hook that goes local after 2 steps; a run resumed later
+// is past them. `resume`, if given, runs once the optimizer is built.
 struct LocalRun {
-  LocalRun(const Group& pg, int rank, int first_step)
-      : model(pg, rank, localAfter(first_step == 0 ? 2 : 0, pg)),
-        optimizer(makeSgd(model.parameters()),
-                  std::make_shared<PeriodicModelAverager>(pg, 3, 2)),
-        next_step(first_step) {}
-  void train(int steps) {
-    for (int i = 0; i < steps; ++i) {
-      model.backward(next_step++);
-      optimizer.step();
-    }
-  }
-  DdpMlp model;
-  PostLocalSgdOptimizer optimizer;
-  int next_step;
+  fixtures::DdpTrained trained;
+  std::unique_ptr<PostLocalSgdOptimizer> optimizer;
 };
+LocalRun trainLocally(
+    const Group& pg, int rank, int first_step, int steps,
+    const std::function<void(torch::nn::Sequential&, PostLocalSgdOptimizer&)>&
+        resume = {}) {
+  fixtures::DdpTraining training =
+      ddpTraining(rank, localAfter(first_step == 0 ? 2 : 0, pg));
+  training.first_step = first_step;
+  training.steps = steps;
+  LocalRun run;
+  const auto make_step = postLocalSgdStep(
+      run.optimizer, std::make_shared<PeriodicModelAverager>(pg, 3, 2));
+  training.make_step = [&](fixtures::SequentialDdp& ddp) {
+    fixtures::OptimizerStep step = make_step(ddp);
+    if (resume) resume(ddp.module(), *run.optimizer);
+    return step;
+  };
+  run.trained = fixtures::trainUnderDdp(pg, training);
+  return run;
+}
 
 RANKTEST_F(AveragingPostLocalSgdOptimizer,
            StateDictRoundTripContinuesIdentically) {
   constexpr int kBefore = 4, kAfter = 6;
-  LocalRun straight(pg(), rank(), 0);
-  straight.train(kBefore + kAfter);
-
-  LocalRun first(pg(), rank(), 0);
-  first.train(kBefore);
-  const std::string saved = first.optimizer.stateDict();
-  const auto saved_params = first.model.parameterValues();
+  const LocalRun straight = trainLocally(pg(), rank(), 0, kBefore + kAfter);
+  const LocalRun first = trainLocally(pg(), rank(), 0, kBefore);
+  const std::string saved = first.optimizer->stateDict();
 
   // Past the hook's start: the resumed hook is local from its first step.
-  LocalRun resumed(pg(), rank(), kBefore);
-  {
-    at::NoGradGuard no_grad;
-    const auto params = resumed.model.parameters();
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      params[i].copy_(saved_params[i]);
-    }
-  }
-  resumed.optimizer.loadStateDict(saved);
-  EXPECT_EQ(resumed.optimizer.averager().step(), kBefore);
-  resumed.train(kAfter);
-  expectEqualParameters(resumed.model.parameterValues(),
-                        straight.model.parameterValues());
+  const LocalRun resumed = trainLocally(
+      pg(), rank(), kBefore, kAfter,
+      [&](torch::nn::Sequential& model, PostLocalSgdOptimizer& optimizer) {
+        {
+          at::NoGradGuard no_grad;
+          const auto params = model->parameters();
+          for (std::size_t i = 0; i < params.size(); ++i) {
+            params[i].copy_(first.trained.parameters[i]);
+          }
+        }
+        optimizer.loadStateDict(saved);
+        EXPECT_EQ(optimizer.averager().step(), kBefore);
+      });
+  fixtures::expectSameTensors(resumed.trained.parameters,
+                              straight.trained.parameters, fixtures::kExact);
 }
 
 RANKTEST_F(AveragingPostLocalSgdOptimizer,
            PlainOptimizerArchiveResetsStepWithWarning,
            ranktest::worldSizes({2})) {
-  DdpMlp model(pg(), rank());
-  auto sgd = makeSgd(model.parameters());
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  auto sgd = makeSgd(model->parameters());
   PeriodicModelAverager averager(pg(), 2);
   averager.setStep(7);
   PostLocalSgdOptimizer optimizer(*sgd, averager);
@@ -256,31 +268,33 @@ RANKTEST_F(AveragingPostLocalSgdOptimizer,
 
 RANKTEST_F(AveragingPostLocalSgdOptimizer, RefusesMissingPartsAndBadBytes,
            ranktest::worldSizes({2})) {
-  DdpMlp model(pg(), rank());
+  auto model = fixtures::makeMlp(/*seed=*/1);
   auto averager = std::make_shared<PeriodicModelAverager>(pg(), 2);
   expectInvalidArgument(
       [&] { PostLocalSgdOptimizer(nullptr, averager); },
       "distalgo::optim::PostLocalSgdOptimizer: expected an optimizer, got "
       "nullptr");
   expectInvalidArgument(
-      [&] { PostLocalSgdOptimizer(makeSgd(model.parameters()), nullptr); },
+      [&] { PostLocalSgdOptimizer(makeSgd(model->parameters()), nullptr); },
       "distalgo::optim::PostLocalSgdOptimizer: expected an averager, got "
       "nullptr");
-  PostLocalSgdOptimizer optimizer(makeSgd(model.parameters()), averager);
+  PostLocalSgdOptimizer optimizer(makeSgd(model->parameters()), averager);
   expectInvalidArgument([&] { optimizer.loadStateDict("not an archive"); },
                         "expected an optimizer archive");
 }
 
 RANKTEST_F(AveragingPostLocalSgdOptimizer, ZeroGradAndParamGroupsPassThrough,
            ranktest::worldSizes({2})) {
-  DdpMlp model(pg(), rank());
-  auto sgd = makeSgd(model.parameters());
+  // One backward under DDP leaves gradients to zero; nothing steps.
+  fixtures::DdpTraining training = ddpTraining(rank());
+  training.make_step = [](fixtures::SequentialDdp&) { return [] {}; };
+  const auto model = fixtures::trainUnderDdp(pg(), training).model;
+  auto sgd = makeSgd(model->parameters());
   PostLocalSgdOptimizer optimizer(
       sgd, std::make_shared<PeriodicModelAverager>(pg(), 2));
   EXPECT_EQ(&optimizer.paramGroups(), &sgd->param_groups());
-  model.backward(0);
   optimizer.zeroGrad();
-  for (const auto& p : model.parameters()) {
+  for (const auto& p : model->parameters()) {
     EXPECT_TRUE(!p.grad().defined() || p.grad().eq(0).all().item<bool>());
   }
   auto extra = at::zeros({2}).requires_grad_();

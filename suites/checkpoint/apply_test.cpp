@@ -75,7 +75,7 @@ TEST(CheckpointApply, StateDictsLoadBothWays) {
   torch::save(wrapped, archive);
   torch::load(plain, archive);
   fixtures::expectSameTensors(fixtures::snapshot(*plain),
-                              fixtures::snapshot(*wrapped), 0);
+                              fixtures::snapshot(*wrapped), fixtures::kExact);
 
   auto other = makeModel(3);
   applyActivationCheckpointing(*other, isLinear);
@@ -83,7 +83,7 @@ TEST(CheckpointApply, StateDictsLoadBothWays) {
   torch::save(plain, back);
   torch::load(other, back);
   fixtures::expectSameTensors(fixtures::snapshot(*other),
-                              fixtures::snapshot(*plain), 0);
+                              fixtures::snapshot(*plain), fixtures::kExact);
 }
 
 TEST(CheckpointApply, TrainsExactlyAsThePlainModel) {
@@ -93,7 +93,7 @@ TEST(CheckpointApply, TrainsExactlyAsThePlainModel) {
   applyActivationCheckpointing(*wrapped, isLinear);
   EXPECT_EQ(train(wrapped), expected_losses);
   fixtures::expectSameTensors(fixtures::snapshot(*wrapped),
-                              fixtures::snapshot(*plain), 0);
+                              fixtures::snapshot(*plain), fixtures::kExact);
 }
 
 TEST(CheckpointApply, NestedMatchesAreWrappedInsideOut) {
@@ -122,7 +122,7 @@ TEST(CheckpointApply, NestedMatchesAreWrappedInsideOut) {
   const auto actual = runPass(
       *model, {x}, [&](const auto& in) { return model->forward(in[0]); });
   EXPECT_TRUE(actual.output.equal(expected.output));
-  fixtures::expectSameTensors(actual.grads, expected.grads, 0);
+  fixtures::expectSameTensors(actual.grads, expected.grads, fixtures::kExact);
 }
 
 TEST(CheckpointApply, MatchOutsideASequentialThrowsAndChangesNothing) {

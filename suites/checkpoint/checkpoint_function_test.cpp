@@ -43,7 +43,7 @@ TEST(CheckpointFunction, SeveralOutputsEqualThePlainComputation) {
     return twoOutputs(in, w);
   };
   const auto actual = gradients(checkpoint(run, {a, b}, {w}), {a, b, w});
-  fixtures::expectSameTensors(actual, expected, 0);
+  fixtures::expectSameTensors(actual, expected, fixtures::kExact);
 }
 
 TEST(CheckpointFunction, AnUndefinedInputStaysUndefined) {
@@ -57,7 +57,8 @@ TEST(CheckpointFunction, AnUndefinedInputStaysUndefined) {
   const auto outputs =
       checkpoint(run, {a, at::Tensor()}, {w}, {.offload_to_cpu = true});
   EXPECT_EQ(distalgo::checkpoint::internal::savedInputs(outputs[0]).size(), 1u);
-  fixtures::expectSameTensors(gradients(outputs, {a, w}), expected, 0);
+  fixtures::expectSameTensors(gradients(outputs, {a, w}), expected,
+                              fixtures::kExact);
 }
 
 TEST(CheckpointFunction, WithoutGradModeOnlyRuns) {

@@ -7,20 +7,25 @@
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
-#include <torch/nn/functional/loss.h>
 
 #include <vector>
 
 #include "distalgo/checkpoint/apply_activation_checkpointing.h"
-#include "distalgo/ddp/distributed_data_parallel.h"
 #include "fixtures/compare.h"
+#include "fixtures/ddp_training.h"
 #include "fixtures/deep_mlp.h"
-#include "fixtures/rank_data.h"
-#include "fixtures/training.h"
 #include "ranktest/ranktest.h"
 
 namespace checkpoint_suite {
 namespace {
+
+// Wraps every MlpBlock of `model` in a checkpoint; returns how many.
+int checkpointBlocks(torch::nn::Module& model) {
+  return distalgo::checkpoint::applyActivationCheckpointing(
+      model, [](const torch::nn::Module& m) {
+        return dynamic_cast<const fixtures::MlpBlockImpl*>(&m) != nullptr;
+      });
+}
 
 constexpr int kSteps = 4;
 constexpr int kDepth = 3;
@@ -39,25 +44,31 @@ class CheckpointDdp : public ranktest::DistributedTest {
   std::vector<at::Tensor> train(bool wrap,
                                 const distalgo::ddp::DdpOptions& options,
                                 int width = kWidth) {
-    auto model = fixtures::makeDeepMlp(kDepth, width, /*seed=*/1);
-    if (wrap) {
-      const int wrapped = distalgo::checkpoint::applyActivationCheckpointing(
-          *model, [](const torch::nn::Module& m) {
-            return dynamic_cast<const fixtures::MlpBlockImpl*>(&m) != nullptr;
-          });
-      EXPECT_EQ(wrapped, kDepth);
-    }
-    distalgo::ddp::DistributedDataParallel ddp(model, pg(), options);
-    fixtures::sgdSteps(model->parameters(), kSteps, 0.1, [&](int step) {
-      const auto b = fixtures::rankBatch(step, rank(), kRows, width, width);
-      return torch::nn::functional::mse_loss(ddp.forward(b.input), b.target);
-    });
-    return fixtures::snapshot(*model);
+    return fixtures::trainUnderDdp(
+               pg(), {.make_model =
+                          [&] {
+                            auto model = fixtures::makeDeepMlp(kDepth, width,
+                                                               /*seed=*/1);
+                            if (wrap) {
+                              EXPECT_EQ(checkpointBlocks(*model), kDepth);
+                            }
+                            return model;
+                          },
+                      .inputs = width,
+                      .outputs = width,
+                      .ddp = options,
+                      .rank = rank(),
+                      .rows = kRows,
+                      .steps = kSteps})
+        .parameters;
   }
 
-  // 0 (bit for bit) at two ranks; float rounding of a sum in another order
+  // Bit for bit at two ranks; float rounding of a sum in another order
   // (at most 9.3e-10 measured at four) from three on.
-  double tolerance() const { return worldSize() == 2 ? 0 : 1e-8; }
+  fixtures::Tolerance tolerance() const {
+    return worldSize() == 2 ? fixtures::kExact
+                            : fixtures::Tolerance{.atol = 1e-8};
+  }
 };
 
 RANKTEST_F(CheckpointDdp, WrappedModelTrainsAsThePlainModel) {

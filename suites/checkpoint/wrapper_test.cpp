@@ -25,7 +25,7 @@ using distalgo::checkpoint::CheckpointWrapper;
 
 void expectSamePass(const Pass& actual, const Pass& expected) {
   EXPECT_TRUE(actual.output.equal(expected.output)) << "outputs differ";
-  fixtures::expectSameTensors(actual.grads, expected.grads, /*tolerance=*/0);
+  fixtures::expectSameTensors(actual.grads, expected.grads, fixtures::kExact);
 }
 
 Pass plainPass(torch::nn::Sequential& block, const at::Tensor& x) {
@@ -175,7 +175,7 @@ TEST(CheckpointWrapper, InputWithoutGradStillGivesParameterGradients) {
   wrapper->forward(x).sum().backward();
   std::vector<at::Tensor> actual;
   for (const auto& p : block->parameters()) actual.push_back(p.grad());
-  fixtures::expectSameTensors(actual, expected, /*tolerance=*/0);
+  fixtures::expectSameTensors(actual, expected, fixtures::kExact);
 }
 
 TEST(CheckpointWrapper, AutogradGradWorksThroughTheWrapper) {
@@ -188,7 +188,7 @@ TEST(CheckpointWrapper, AutogradGradWorksThroughTheWrapper) {
   CheckpointWrapper wrapper(block);
   const auto actual =
       torch::autograd::grad({wrapper->forward(x).sum()}, block->parameters());
-  fixtures::expectSameTensors(actual, expected, /*tolerance=*/0);
+  fixtures::expectSameTensors(actual, expected, fixtures::kExact);
 }
 
 TEST(CheckpointWrapper, AccumulateGradRunsOncePerParameterAndBackward) {

@@ -22,12 +22,14 @@ class DdpParityBuffers : public ranktest::DistributedTest {
 };
 
 RANKTEST_F(DdpParityBuffers, WithoutBroadcastEachRankKeepsItsOwnStatistics) {
-  const auto model = trainWithDdp(Model::kBatchNormNet, pg(), rank(),
-                                  {.broadcast_buffers = false});
+  const auto model =
+      fixtures::trainUnderDdp(pg(), ddpTraining(Model::kBatchNormNet, rank(),
+                                                {.broadcast_buffers = false}))
+          .model;
   const auto reference = groundTruth(Model::kBatchNormNet, worldSize(),
                                      /*broadcast_buffers=*/false);
-  expectEqualParameters(*model, *reference.model, rank());
-  expectEqualBuffers(*model, reference.buffers[rank()], rank());
+  fixtures::expectSameParameters(*model, *reference.model, kTolerance);
+  fixtures::expectSameBuffers(*model, reference.buffers[rank()], kTolerance);
   if (rank() != 0) {
     // Only the construction broadcast made them equal; every step since
     // moved each rank's by its own batches.
@@ -48,12 +50,12 @@ RANKTEST_F(DdpParityBuffers, NextForwardTakesRankZeroStatistics) {
   });
   const auto reference = groundTruth(Model::kBatchNormNet, worldSize(),
                                      /*broadcast_buffers=*/true);
-  expectEqualBuffers(*model, reference.buffers[rank()], rank());
+  fixtures::expectSameBuffers(*model, reference.buffers[rank()], kTolerance);
 
   model->eval();
   at::NoGradGuard no_grad;
   ddp.forward(batch(kSteps, rank()).input);
-  expectEqualBuffers(*model, reference.buffers[0], rank());
+  fixtures::expectSameBuffers(*model, reference.buffers[0], kTolerance);
 }
 
 // The replay is a reference only if it agrees with the plain one where both
@@ -71,7 +73,7 @@ RANKTEST_F(DdpParityBuffers, ReplayEqualsGlobalBatchWithoutBuffers) {
                                });
   const auto reference =
       groundTruth(Model::kMlp, worldSize(), /*broadcast_buffers=*/true);
-  expectEqualParameters(*replayed, *reference.model, rank());
+  fixtures::expectSameParameters(*replayed, *reference.model, kTolerance);
 }
 
 }  // namespace

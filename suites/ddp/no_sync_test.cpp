@@ -40,12 +40,11 @@ RANKTEST_F(DdpParityNoSync, AccumulatesLocallyThenReduces) {
     const auto local = batch(step, rank());
     mseLoss(local_only->forward(local.input), local).backward();
   }
-  const auto grads = model->parameters();
-  const auto local_grads = local_only->parameters();
-  for (std::size_t i = 0; i < grads.size(); ++i) {
-    EXPECT_TRUE(
-        at::allclose(grads[i].grad(), local_grads[i].grad(), kRtol, kAtol))
-        << "gradient " << i << " changed under noSync on rank " << rank();
+  {
+    SCOPED_TRACE("the gradients under noSync");
+    fixtures::expectSameTensors(fixtures::gradientSnapshot(*model),
+                                fixtures::gradientSnapshot(*local_only),
+                                kTolerance);
   }
 
   const auto last = batch(2, rank());
@@ -58,7 +57,7 @@ RANKTEST_F(DdpParityNoSync, AccumulatesLocallyThenReduces) {
     mseLoss(reference->forward(all.input), all).backward();
   }
   fixtures::sgdUpdate(reference->parameters(), kLearningRate);
-  expectEqualParameters(*model, *reference, rank());
+  fixtures::expectSameParameters(*model, *reference, kTolerance);
 }
 
 }  // namespace

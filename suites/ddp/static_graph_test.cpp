@@ -10,6 +10,7 @@
 
 #include "ddp_parity.h"
 #include "distalgo/ddp/distributed_data_parallel.h"
+#include "fixtures/ddp_training.h"
 #include "fixtures/training.h"
 
 namespace ddpparity {
@@ -33,17 +34,10 @@ constexpr int kStaticSteps = 6;
 
 RANKTEST_F(DdpParityStaticGraph,
            UnusedParameterNeverChangesAndTrainingMatches) {
-  auto model = makeModel(Model::kUnusedParameterNet, rank() == 0 ? 1 : 7);
-  DistributedDataParallel ddp(model, pg(), {.static_graph = true});
   const auto initial = makeModel(Model::kUnusedParameterNet, /*seed=*/1);
-  const auto parameters = model->named_parameters();
   const auto initial_parameters = initial->named_parameters();
-
-  for (int step = 0; step < kStaticSteps; ++step) {
-    fixtures::zeroGrads(model->parameters());
-    const auto b = batch(step, rank());
-    torch::nn::functional::mse_loss(ddp.forward(b.input), b.target).backward();
-    fixtures::sgdUpdate(model->parameters(), kLearningRate);
+  const auto checkUnused = [&](int step, fixtures::SequentialDdp& ddp) {
+    const auto parameters = ddp.module()->named_parameters();
     for (std::size_t i = 0; i < parameters.size(); ++i) {
       if (!isUnused(parameters[i].key())) continue;
       EXPECT_FALSE(parameters[i].value().grad().defined())
@@ -54,10 +48,22 @@ RANKTEST_F(DdpParityStaticGraph,
           << parameters[i].key() << " changed at step " << step << " on rank "
           << rank();
     }
-  }
+  };
+  const auto trained = fixtures::trainUnderDdp(
+      pg(), {.make_model =
+                 [&] {
+                   return makeModel(Model::kUnusedParameterNet,
+                                    rank() == 0 ? 1 : 7);
+                 },
+             .ddp = {.static_graph = true},
+             .rank = rank(),
+             .rows = kRows,
+             .steps = kStaticSteps,
+             .learning_rate = kLearningRate,
+             .after_step = checkUnused});
   const auto reference = groundTruth(Model::kUnusedParameterNet, worldSize(),
                                      /*broadcast_buffers=*/true, kStaticSteps);
-  expectEqualParameters(*model, *reference.model, rank());
+  fixtures::expectSameParameters(*trained.model, *reference.model, kTolerance);
 }
 
 // Without the delayed allreduce the first backward would leave each rank's
@@ -74,13 +80,9 @@ RANKTEST_F(DdpParityStaticGraph, FirstBackwardReducesEveryGradient) {
   const auto all = globalBatch(0, worldSize());
   torch::nn::functional::mse_loss(reference->forward(all.input), all.target)
       .backward();
-  const auto actual = model->named_parameters();
-  const auto expected = reference->named_parameters();
-  for (std::size_t i = 0; i < actual.size(); ++i) {
-    EXPECT_TRUE(at::allclose(actual[i].value().grad(),
-                             expected[i].value().grad(), kRtol, kAtol))
-        << "gradient of " << actual[i].key() << " on rank " << rank();
-  }
+  fixtures::expectSameTensors(fixtures::gradientSnapshot(*model),
+                              fixtures::gradientSnapshot(*reference),
+                              kTolerance, model->named_parameters().keys());
 }
 
 }  // namespace

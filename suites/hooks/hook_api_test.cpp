@@ -10,8 +10,11 @@
 #include "distalgo/ddp/distributed_data_parallel.h"
 #include "distalgo/hooks/default_hooks.h"
 #include "distalgo/hooks/fp16_compress.h"
+#include "fixtures/compare.h"
+#include "fixtures/ddp_training.h"
 #include "fixtures/models.h"
 #include "fixtures/rank_data.h"
+#include "fixtures/training.h"
 #include "hook_parity.h"
 
 namespace {
@@ -40,22 +43,19 @@ RANKTEST_F(CommHookApi, BuiltinAllreduceHookEqualsReferenceDdp,
            ranktest::worldSizes({2, 4})) {
   const auto reference =
       hookparity::trainMlp(pg(), rank(), kSteps, kLearningRate, {});
-  auto model = fixtures::makeMlp(/*seed=*/1);
-  DistributedDataParallel ddp(model, pg());
-  ddp.registerBuiltinCommHook(c10d::BuiltinCommHookType::ALLREDUCE);
-  for (int step = 0; step < kSteps; ++step) {
-    const auto b = fixtures::rankBatch(step, rank(), 5, fixtures::kMlpInputs,
-                                       fixtures::kMlpOutputs);
-    distalgo::ddp::zeroGradients(*model);
-    torch::nn::functional::mse_loss(ddp.forward(b.input), b.target).backward();
-    at::NoGradGuard no_grad;
-    for (auto& p : model->parameters()) p.add_(p.grad(), -kLearningRate);
-  }
-  const auto builtin = model->parameters();
-  for (std::size_t i = 0; i < builtin.size(); ++i) {
-    EXPECT_TRUE(at::equal(builtin[i], reference.parameters[i]))
-        << "parameter " << i;
-  }
+  const auto builtin = fixtures::trainUnderDdp(
+      pg(),
+      {.rank = rank(),
+       .rows = hookparity::kRows,
+       .steps = kSteps,
+       .make_step = [](fixtures::SequentialDdp& ddp) {
+         ddp.registerBuiltinCommHook(c10d::BuiltinCommHookType::ALLREDUCE);
+         return [&ddp] {
+           fixtures::sgdUpdate(ddp.module()->parameters(), kLearningRate);
+         };
+       }});
+  fixtures::expectSameTensors(builtin.parameters, reference.parameters,
+                              fixtures::kExact);
 }
 
 RANKTEST_F(CommHookApi, Fp16WrapperOfAllreduceEqualsFp16HookExactly) {
@@ -69,14 +69,12 @@ RANKTEST_F(CommHookApi, Fp16WrapperOfAllreduceEqualsFp16HookExactly) {
       });
   const auto reference =
       hookparity::trainMlp(pg(), rank(), kSteps, kLearningRate, {});
-  bool compressed = false;  // or fp16 changed nothing and proves nothing
-  for (std::size_t i = 0; i < hook.parameters.size(); ++i) {
-    EXPECT_TRUE(at::equal(wrapped.parameters[i], hook.parameters[i]))
-        << "parameter " << i;
-    compressed =
-        compressed || !at::equal(hook.parameters[i], reference.parameters[i]);
-  }
-  EXPECT_TRUE(compressed) << "fp16 compression left every bit unchanged";
+  fixtures::expectSameTensors(wrapped.parameters, hook.parameters,
+                              fixtures::kExact);
+  // Or fp16 changed nothing and proves nothing.
+  EXPECT_GT(fixtures::largestDifference(hook.parameters, reference.parameters),
+            0)
+      << "fp16 compression left every bit unchanged";
 }
 
 // The bucket a hook receives: its gradients are views of its buffer, one per

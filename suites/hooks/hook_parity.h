@@ -22,6 +22,7 @@
 
 #include "distalgo/ddp/comm_hook.h"
 #include "fixtures/bucketed_models.h"
+#include "fixtures/ddp_training.h"
 #include "ranktest/ranktest.h"
 
 namespace hookparity {
@@ -59,42 +60,50 @@ struct TrafficContext {
 // (as ranktest::CountingProcessGroup names them); unnamed ones must be 0.
 using Bytes = std::map<std::string, std::int64_t>;
 
+// Builds a hook over the group it communicates on.
+using MakeHook = std::function<distalgo::ddp::CommHook(Group)>;
+
+// One row of the table. `make` and `traffic` are required: ranktest refuses
+// a row without them when it registers the tests (checkHookCase).
 struct HookCase {
   std::string name;
-  // Builds the hook over the group it communicates on.
-  std::function<distalgo::ddp::CommHook(Group)> make;
+  MakeHook make;
   Parity parity;
   std::function<Bytes(const TrafficContext&)> traffic;
   int steps = 3;
   double learning_rate = 0.1;
 };
 
-// One training run: parameters after the last step, and each step's loss.
-struct Run {
-  std::vector<at::Tensor> parameters;
-  std::vector<double> losses;
-};
+// Refuses a row that cannot run, with std::invalid_argument naming it:
+// without `make` the row would train reference DDP and pass trivially;
+// without `traffic` SendsThePredictedBytes would call an empty function.
+void checkHookCase(const HookCase& row);
 
-using MakeHook = std::function<distalgo::ddp::CommHook(Group)>;
+// Rows of data per rank and step in the suite's runs.
+inline constexpr int kRows = 5;
 
-// Trains `model` for `steps` through DDP at its bucket caps on `pg`, with the
-// hook that `make` builds (none: reference DDP), on this rank's data.
-Run trainModel(const fixtures::BucketedModel& model, const Group& pg, int rank,
-               int steps, double learning_rate, const MakeHook& make);
-// The same model trained alone on this rank's data (no DDP).
-Run trainModelAlone(const fixtures::BucketedModel& model, int rank, int steps,
-                    double learning_rate);
-// trainModel and trainModelAlone on fixtures::oneBucketMlp().
-Run trainMlp(const Group& pg, int rank, int steps, double learning_rate,
-             const MakeHook& make);
-Run trainMlpAlone(int rank, int steps, double learning_rate);
-// The fixture MLP's parameters (for traffic predictions).
-std::vector<at::Tensor> mlpParameters();
-
-// The largest difference between two runs' parameters.
-double distance(const Run& a, const Run& b);
-// Whether every rank of `pg` holds rank 0's `tensors`.
-bool sameOnEveryRank(const Group& pg, const std::vector<at::Tensor>& tensors);
+// Trains `model` (seed 1) for `steps` SGD steps through DDP at its bucket
+// caps on `pg`, with the hook that `make` builds (none: reference DDP), on
+// this rank's data.
+inline fixtures::DdpTrained trainModel(const fixtures::BucketedModel& model,
+                                       const Group& pg, int rank, int steps,
+                                       double learning_rate,
+                                       const MakeHook& make) {
+  fixtures::DdpTraining training = fixtures::ddpTrainingOf(model);
+  if (make) training.hook = make(pg);
+  training.rank = rank;
+  training.rows = kRows;
+  training.steps = steps;
+  training.learning_rate = learning_rate;
+  return fixtures::trainUnderDdp(pg, training);
+}
+// trainModel on fixtures::oneBucketMlp().
+inline fixtures::DdpTrained trainMlp(const Group& pg, int rank, int steps,
+                                     double learning_rate,
+                                     const MakeHook& make) {
+  return trainModel(fixtures::oneBucketMlp(), pg, rank, steps, learning_rate,
+                    make);
+}
 
 // The elements of all `tensors` together (e.g. of a one-bucket model).
 inline std::int64_t numelOf(const std::vector<at::Tensor>& tensors) {
@@ -111,7 +120,11 @@ class CommHookParity
   static ranktest::TestOptions testOptions() {
     return {.world_sizes = {2, 3, 4}};
   }
+  // ranktest calls this once per row when it registers the tests
+  // (ranktest::init), before any rank starts: an incomplete row stops the
+  // binary there, named, instead of failing in every rank.
   static std::string paramName(const hookparity::HookCase& row, std::size_t) {
+    hookparity::checkHookCase(row);
     return row.name;
   }
 };

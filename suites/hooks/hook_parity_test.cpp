@@ -5,9 +5,14 @@
 
 #include <ATen/ATen.h>
 #include <gmock/gmock.h>
+#include <torch/nn/functional/loss.h>
 
-#include <string>
+#include <stdexcept>
 #include <vector>
+
+#include "fixtures/compare.h"
+#include "fixtures/rank_data.h"
+#include "fixtures/training.h"
 
 namespace {
 
@@ -15,8 +20,35 @@ using hookparity::Parity;
 
 bool isPowerOfTwo(int n) { return (n & (n - 1)) == 0; }
 
-double largestDifference(const at::Tensor& a, const at::Tensor& b) {
-  return (a - b).abs().max().item<double>();
+// What a row's parity allows between its parameters and the expected ones.
+fixtures::Tolerance toleranceOf(const Parity& parity, int world_size) {
+  // Dividing by a power of two is exact, so where the division happens
+  // cannot matter; by 3 it rounds, in the reducer and in a hook alike but at
+  // different places.
+  constexpr fixtures::Tolerance kRounding{.rtol = 1e-6, .atol = 1e-7};
+  switch (parity.kind) {
+    case Parity::Kind::kExact:
+      return isPowerOfTwo(world_size) ? fixtures::kExact : kRounding;
+    case Parity::Kind::kWithin:
+    case Parity::Kind::kConverges:
+      return {.atol = parity.tolerance};
+    case Parity::Kind::kLocal:
+      return kRounding;
+  }
+  throw std::invalid_argument("toleranceOf: unknown parity kind");
+}
+
+// `model` trained alone on this rank's data (no DDP): what a hook that
+// communicates nothing must equal.
+std::vector<at::Tensor> trainAlone(const fixtures::BucketedModel& model,
+                                   int rank, int steps, double learning_rate) {
+  auto module = model.make(/*seed=*/1);
+  fixtures::sgdSteps(module->parameters(), steps, learning_rate, [&](int step) {
+    const auto b = fixtures::rankBatch(step, rank, hookparity::kRows,
+                                       model.inputs, model.outputs);
+    return torch::nn::functional::mse_loss(module->forward(b.input), b.target);
+  });
+  return fixtures::snapshot(*module);
 }
 
 // Trains `model` with and without the row's hook and compares as the row
@@ -24,43 +56,17 @@ double largestDifference(const at::Tensor& a, const at::Tensor& b) {
 void expectParity(const hookparity::HookCase& row,
                   const fixtures::BucketedModel& model,
                   const hookparity::Group& pg, int rank, int world_size) {
+  SCOPED_TRACE(model.name);
   const auto reference =
       hookparity::trainModel(model, pg, rank, row.steps, row.learning_rate, {});
   const auto hooked = hookparity::trainModel(model, pg, rank, row.steps,
                                              row.learning_rate, row.make);
-  const auto& expected = row.parity.kind == Parity::Kind::kLocal
-                             ? hookparity::trainModelAlone(
-                                   model, rank, row.steps, row.learning_rate)
-                                   .parameters
-                             : reference.parameters;
-  ASSERT_EQ(hooked.parameters.size(), expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const at::Tensor& actual = hooked.parameters[i];
-    const std::string where =
-        model.name + ", parameter " + std::to_string(i) +
-        ", largest difference " +
-        std::to_string(largestDifference(actual, expected[i]));
-    switch (row.parity.kind) {
-      case Parity::Kind::kExact:
-        // Dividing by a power of two is exact, so where the division happens
-        // cannot matter; by 3 it rounds, in the reducer and in a hook alike
-        // but at different places.
-        if (isPowerOfTwo(world_size)) {
-          EXPECT_TRUE(at::equal(actual, expected[i])) << where;
-        } else {
-          EXPECT_TRUE(at::allclose(actual, expected[i], 1e-6, 1e-7)) << where;
-        }
-        break;
-      case Parity::Kind::kWithin:
-      case Parity::Kind::kConverges:
-        EXPECT_TRUE(at::allclose(actual, expected[i], 0, row.parity.tolerance))
-            << where;
-        break;
-      case Parity::Kind::kLocal:
-        EXPECT_TRUE(at::allclose(actual, expected[i], 1e-6, 1e-7)) << where;
-        break;
-    }
-  }
+  const auto expected =
+      row.parity.kind == Parity::Kind::kLocal
+          ? trainAlone(model, rank, row.steps, row.learning_rate)
+          : reference.parameters;
+  fixtures::expectSameTensors(hooked.parameters, expected,
+                              toleranceOf(row.parity, world_size));
   if (row.parity.kind == Parity::Kind::kConverges) {
     EXPECT_LT(hooked.losses.back(), hooked.losses.front())
         << model.name << ": the loss did not fall over " << row.steps
@@ -83,9 +89,9 @@ RANKTEST_P(CommHookParity, SendsThePredictedBytes) {
   auto counting = c10::make_intrusive<ranktest::CountingProcessGroup>(pg());
   hookparity::trainMlp(counting, rank(), row.steps, row.learning_rate, {});
   auto reference = counting->allTraffic();
-  const hookparity::TrafficContext context{hookparity::mlpParameters(),
-                                           worldSize(), row.steps, backend(),
-                                           reference["allreduce"].bytes};
+  const hookparity::TrafficContext context{
+      fixtures::makeMlp(/*seed=*/1)->parameters(), worldSize(), row.steps,
+      backend(), reference["allreduce"].bytes};
   // What DDP sends besides the gradients (the parameter broadcast of
   // construction) is the same with a hook.
   reference.erase("allreduce");

@@ -17,6 +17,8 @@
 #include "distalgo/hooks/fp16_compress.h"
 #include "distalgo/hooks/powersgd.h"
 #include "fixtures/bucketed_models.h"
+#include "fixtures/compare.h"
+#include "fixtures/same_on_every_rank.h"
 #include "hook_parity.h"
 
 namespace {
@@ -25,7 +27,6 @@ using distalgo::hooks::PowerSgdOptions;
 using distalgo::hooks::PowerSgdState;
 using hookparity::Group;
 using hookparity::MakeHook;
-using hookparity::Run;
 
 constexpr double kMultiBucketLearningRate = 0.1;
 
@@ -59,24 +60,29 @@ constexpr double kBatchedDistance = 0.07;   // (0.035)
 RANKTEST_F(CommHookManyBuckets, LargeModelsTrainWithEveryHookAtDefaultCaps) {
   for (const auto& model : {fixtures::deepMlp(), fixtures::wideConvNet()}) {
     SCOPED_TRACE(model.name);
-    const Run reference = hookparity::trainModel(
+    const fixtures::DdpTrained reference = hookparity::trainModel(
         model, pg(), rank(), kMultiBucketSteps, kMultiBucketLearningRate, {});
-    const Run allreduce = hookparity::trainModel(
+    const fixtures::DdpTrained allreduce = hookparity::trainModel(
         model, pg(), rank(), kMultiBucketSteps, kMultiBucketLearningRate,
         [](const Group& g) { return distalgo::hooks::allreduceHook(g); });
-    EXPECT_LT(hookparity::distance(allreduce, reference), 1e-6);
-    const Run fp16 = hookparity::trainModel(
+    EXPECT_LT(
+        fixtures::largestDifference(allreduce.parameters, reference.parameters),
+        1e-6);
+    const fixtures::DdpTrained fp16 = hookparity::trainModel(
         model, pg(), rank(), kMultiBucketSteps, kMultiBucketLearningRate,
         [](const Group& g) { return distalgo::hooks::fp16CompressHook(g); });
-    EXPECT_LT(hookparity::distance(fp16, reference), kFp16Distance);
+    EXPECT_LT(
+        fixtures::largestDifference(fp16.parameters, reference.parameters),
+        kFp16Distance);
     for (const bool batched : {false, true}) {
-      const Run compressed = hookparity::trainModel(
+      const fixtures::DdpTrained compressed = hookparity::trainModel(
           model, pg(), rank(), kMultiBucketSteps, kMultiBucketLearningRate,
           powerSgd(kRank2From2, batched));
       const std::string name = batched ? "batched PowerSGD" : "PowerSGD";
-      EXPECT_TRUE(hookparity::sameOnEveryRank(pg(), compressed.parameters))
+      EXPECT_TRUE(fixtures::sameOnEveryRank(pg(), compressed.parameters))
           << name;
-      EXPECT_LT(hookparity::distance(compressed, reference),
+      EXPECT_LT(fixtures::largestDifference(compressed.parameters,
+                                            reference.parameters),
                 batched ? kBatchedDistance : kPowerSgdDistance)
           << name;
     }
@@ -117,10 +123,10 @@ RANKTEST_F(CommHookPowerSgdStress, HundredMultiBucketRunsOfEachForm) {
                                 .start_iteration = 2};
   for (const bool batched : {false, true}) {
     for (int run = 0; run < kStressRuns; ++run) {
-      const Run trained = hookparity::trainModel(
+      const fixtures::DdpTrained trained = hookparity::trainModel(
           model, pg(), rank(), kStressSteps, kMultiBucketLearningRate,
           jittered(powerSgd(options, batched), rank()));
-      ASSERT_TRUE(hookparity::sameOnEveryRank(pg(), trained.parameters))
+      ASSERT_TRUE(fixtures::sameOnEveryRank(pg(), trained.parameters))
           << (batched ? "batched" : "layer-wise") << " run " << run
           << ": the ranks' parameters differ";
     }

@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "distalgo/hooks/default_hooks.h"
+#include "fixtures/compare.h"
+#include "fixtures/models.h"
+#include "fixtures/same_on_every_rank.h"
 #include "hook_parity.h"
 #include "powersgd_traffic.h"
 #include "synthetic_bucket.h"
@@ -29,8 +32,8 @@ class CommHookPowerSgd : public ranktest::DistributedTest {
  protected:
   // Trains the fixture MLP through the layer-wise (or batched) hook over
   // `state`.
-  hookparity::Run train(const std::shared_ptr<PowerSgdState>& state, int steps,
-                        bool batched = false) {
+  fixtures::DdpTrained train(const std::shared_ptr<PowerSgdState>& state,
+                             int steps, bool batched = false) {
     return hookparity::trainMlp(
         pg(), rank(), steps, kLearningRate, [&](const hookparity::Group&) {
           return batched ? distalgo::hooks::batchedPowerSgdHook(state)
@@ -54,15 +57,14 @@ RANKTEST_F(CommHookPowerSgd, StatisticsCountCompressedSteps) {
   const PowerSgdOptions options{.matrix_approximation_rank = 2,
                                 .start_iteration = 2};
   constexpr int kSteps = 5, kCompressed = 3;
-  const std::int64_t numel = hookparity::numelOf(hookparity::mlpParameters());
+  const auto parameters = fixtures::makeMlp(/*seed=*/1)->parameters();
+  const std::int64_t numel = hookparity::numelOf(parameters);
   for (const bool batched : {false, true}) {
     auto state = makeState(options);
     train(state, kSteps, batched);
     const std::int64_t per_step =
-        batched ? hooktest::batchedElementsPerStep(hookparity::mlpParameters(),
-                                                   options)
-                : hooktest::layerwiseElementsPerStep(
-                      hookparity::mlpParameters(), options);
+        batched ? hooktest::batchedElementsPerStep(parameters, options)
+                : hooktest::layerwiseElementsPerStep(parameters, options);
     const auto stats = state->compressionStats();
     EXPECT_EQ(stats.numel_before, kCompressed * numel);
     EXPECT_EQ(stats.numel_after, kCompressed * per_step);
@@ -79,10 +81,10 @@ RANKTEST_F(CommHookPowerSgd, ErrorFeedbackStaysCloserToReference) {
   auto with_feedback = makeState({.start_iteration = 2});
   auto without_feedback =
       makeState({.start_iteration = 2, .use_error_feedback = false});
-  const double fed_back =
-      hookparity::distance(train(with_feedback, kSteps), reference);
-  const double lost =
-      hookparity::distance(train(without_feedback, kSteps), reference);
+  const double fed_back = fixtures::largestDifference(
+      train(with_feedback, kSteps).parameters, reference.parameters);
+  const double lost = fixtures::largestDifference(
+      train(without_feedback, kSteps).parameters, reference.parameters);
   EXPECT_LT(fed_back, lost);
   EXPECT_TRUE(with_feedback->error(0).defined());
   EXPECT_FALSE(without_feedback->error(0).defined());
@@ -100,7 +102,8 @@ RANKTEST_F(CommHookPowerSgd, WarmStartReusesQ) {
   EXPECT_FALSE(cold->lowRankMemory(0).second.defined());
   EXPECT_EQ(warm->nextSeed(), 398764591u);  // numpy's second draw
   EXPECT_EQ(cold->nextSeed(), 404868288u);  // numpy's fourth draw
-  EXPECT_GT(hookparity::distance(warm_run, cold_run), 0);
+  EXPECT_GT(
+      fixtures::largestDifference(warm_run.parameters, cold_run.parameters), 0);
 }
 
 // Compression rate so high nothing qualifies: exactly the allreduce hook
@@ -116,10 +119,8 @@ RANKTEST_F(CommHookPowerSgd, NothingCompressedEqualsAllreduce,
   const auto allreduce = hookparity::trainMlp(
       pg(), rank(), kSteps, kLearningRate,
       [](auto group) { return distalgo::hooks::allreduceHook(group); });
-  for (std::size_t i = 0; i < allreduce.parameters.size(); ++i) {
-    EXPECT_TRUE(at::equal(powersgd.parameters[i], allreduce.parameters[i]))
-        << "parameter " << i;
-  }
+  fixtures::expectSameTensors(powersgd.parameters, allreduce.parameters,
+                              fixtures::kExact);
   EXPECT_EQ(state->compressionStats().rate, 1);
 }
 
@@ -131,7 +132,7 @@ RANKTEST_F(CommHookPowerSgd, CompressedTrainingAgreesOnEveryRank,
     auto state =
         makeState({.matrix_approximation_rank = 2, .start_iteration = 2});
     const auto run = train(state, 18, batched);
-    EXPECT_TRUE(hookparity::sameOnEveryRank(pg(), run.parameters))
+    EXPECT_TRUE(fixtures::sameOnEveryRank(pg(), run.parameters))
         << (batched ? "batched" : "layer-wise");
     EXPECT_LT(run.losses.back(), run.losses.front());
   }

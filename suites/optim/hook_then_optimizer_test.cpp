@@ -10,12 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "ddp_training.h"
 #include "distalgo/ddp/distributed_data_parallel.h"
 #include "distalgo/hooks/default_hooks.h"
 #include "distalgo/hooks/fp16_compress.h"
 #include "fixtures/compare.h"
+#include "fixtures/ddp_training.h"
 #include "fixtures/models.h"
+#include "optimizer_cases.h"
 #include "ranktest/ranktest.h"
 
 namespace optim_suite {
@@ -25,6 +26,29 @@ using distalgo::ddp::DdpOptions;
 using distalgo::optim::hookThenOptimizer;
 
 constexpr int kHookThenOptimizerSteps = 5;
+constexpr int kRows = 6;
+
+// kHookThenOptimizerSteps steps of the MLP under DDP with `options` and, if
+// given, `hook`; `optimizer`, if given, steps every parameter after each
+// backward (without it the hook steps them).
+fixtures::DdpTrained trainMlp(const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
+                              int rank, const DdpOptions& options,
+                              const OptimizerCase* optimizer,
+                              distalgo::ddp::CommHook hook) {
+  return fixtures::trainUnderDdp(
+      pg, {.ddp = options,
+           .hook = std::move(hook),
+           .rank = rank,
+           .rows = kRows,
+           .steps = kHookThenOptimizerSteps,
+           .make_step = [optimizer](fixtures::SequentialDdp& ddp)
+               -> fixtures::OptimizerStep {
+             if (optimizer == nullptr) return [] {};
+             std::shared_ptr<torch::optim::Optimizer> libtorch =
+                 optimizer->libtorch(ddp.module()->parameters());
+             return [libtorch] { libtorch->step(); };
+           }});
+}
 
 struct BucketLayout {
   const char* name;
@@ -69,18 +93,20 @@ RANKTEST_P(OptimHookParity, AllreduceThenOptimizerEqualsDdpThenOptimizer) {
           .bucket_cap_mb = layout.bucket_cap_mb,
           .first_bucket_cap_bytes = layout.first_bucket_cap_bytes,
           .gradient_as_bucket_view = bucket_view};
-      const auto expected = trainMlp(pg(), rank(), options,
-                                     kHookThenOptimizerSteps, &optimizer, {});
+      const auto expected = trainMlp(pg(), rank(), options, &optimizer, {});
       const auto actual =
-          trainMlp(pg(), rank(), options, kHookThenOptimizerSteps, nullptr,
+          trainMlp(pg(), rank(), options, nullptr,
                    hookThenOptimizer(distalgo::hooks::allreduceHook(pg()),
                                      optimizer.functional()));
-      fixtures::expectSameTensors(actual.parameters, expected.parameters, 0);
+      fixtures::expectSameTensors(actual.parameters, expected.parameters,
+                                  fixtures::kExact);
       // Backward still leaves the reduced gradients in .grad().
-      fixtures::expectSameTensors(actual.gradients, expected.gradients, 0);
+      fixtures::expectSameTensors(actual.gradients, expected.gradients,
+                                  fixtures::kExact);
       EXPECT_EQ(actual.buckets > 1, layout.several_buckets)
           << actual.buckets << " buckets";
-      EXPECT_FALSE(expected.parameters[0].equal(initialMlpParameters()[0]));
+      EXPECT_FALSE(expected.parameters[0].equal(
+          fixtures::makeMlp(/*seed=*/1)->parameters()[0]));
     }
   }
 }
@@ -92,18 +118,17 @@ RANKTEST_P(OptimHookParity, Fp16ThenOptimizerEqualsFp16DdpThenOptimizer) {
   const DdpOptions options{
       .bucket_cap_mb = kLayouts[1].bucket_cap_mb,
       .first_bucket_cap_bytes = kLayouts[1].first_bucket_cap_bytes};
-  const auto fp16_then_step =
-      trainMlp(pg(), rank(), options, kHookThenOptimizerSteps, &optimizer,
-               distalgo::hooks::fp16CompressHook(pg()));
-  const auto reference =
-      trainMlp(pg(), rank(), options, kHookThenOptimizerSteps, &optimizer, {});
+  const auto fp16_then_step = trainMlp(pg(), rank(), options, &optimizer,
+                                       distalgo::hooks::fp16CompressHook(pg()));
+  const auto reference = trainMlp(pg(), rank(), options, &optimizer, {});
   const auto actual =
-      trainMlp(pg(), rank(), options, kHookThenOptimizerSteps, nullptr,
+      trainMlp(pg(), rank(), options, nullptr,
                hookThenOptimizer(distalgo::hooks::fp16CompressHook(pg()),
                                  optimizer.functional()));
-  fixtures::expectSameTensors(actual.parameters, fp16_then_step.parameters, 0);
+  fixtures::expectSameTensors(actual.parameters, fp16_then_step.parameters,
+                              fixtures::kExact);
   fixtures::expectSameTensors(actual.parameters, reference.parameters,
-                              param().fp16_tolerance);
+                              {.atol = param().fp16_tolerance});
   EXPECT_FALSE(actual.parameters[0].equal(reference.parameters[0]))
       << "float16 rounding left no trace: was the gradient compressed?";
 }
@@ -147,9 +172,10 @@ RANKTEST_F(OptimHookThenOptimizer, StepsOnlyTheParametersToOptimize) {
     reference_ddp.forward(input).square().mean().backward();
     libtorch->step();
   }
-  const auto initial = initialMlpParameters();
+  const auto initial = fixtures::makeMlp(/*seed=*/1)->parameters();
   const auto actual = model->parameters();
-  fixtures::expectSameTensors(actual, reference->parameters(), 0);
+  fixtures::expectSameTensors(actual, reference->parameters(),
+                              fixtures::kExact);
   EXPECT_FALSE(actual[0].equal(initial[0]));
   EXPECT_TRUE(actual[2].equal(initial[2]));
   EXPECT_TRUE(actual[3].equal(initial[3]));
@@ -163,13 +189,14 @@ RANKTEST_F(OptimHookThenOptimizer, OutOfPlaceHookStepsWithReducedGradients) {
     std::vector<at::Tensor> reduced{bucket.buffer().div(pg->getSize())};
     return pg->allreduce(reduced)->getFuture();
   };
-  const auto expected =
-      trainMlp(pg(), rank(), {}, kHookThenOptimizerSteps, &adam, {});
+  const auto expected = trainMlp(pg(), rank(), {}, &adam, {});
   const auto actual =
-      trainMlp(pg(), rank(), {}, kHookThenOptimizerSteps, nullptr,
+      trainMlp(pg(), rank(), {}, nullptr,
                hookThenOptimizer(out_of_place, adam.functional()));
-  fixtures::expectSameTensors(actual.parameters, expected.parameters, 0);
-  fixtures::expectSameTensors(actual.gradients, expected.gradients, 0);
+  fixtures::expectSameTensors(actual.parameters, expected.parameters,
+                              fixtures::kExact);
+  fixtures::expectSameTensors(actual.gradients, expected.gradients,
+                              fixtures::kExact);
 }
 
 RANKTEST_F(OptimHookThenOptimizer, WrappedHookWithoutATensorFailsBackward) {
@@ -185,7 +212,7 @@ RANKTEST_F(OptimHookThenOptimizer, WrappedHookWithoutATensorFailsBackward) {
           },
           sgdCases()[0].functional()),
       "int-then-sgd");
-  const auto before = initialMlpParameters();
+  const auto before = fixtures::makeMlp(/*seed=*/1)->parameters();
   auto loss = ddp.forward(at::ones({2, fixtures::kMlpInputs})).sum();
   try {
     loss.backward();
@@ -195,7 +222,7 @@ RANKTEST_F(OptimHookThenOptimizer, WrappedHookWithoutATensorFailsBackward) {
                 testing::HasSubstr("hookThenOptimizer: the wrapped hook's "
                                    "future must hold a tensor"));
   }
-  fixtures::expectSameTensors(model->parameters(), before, 0);
+  fixtures::expectSameTensors(model->parameters(), before, fixtures::kExact);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "distalgo/zero/zero_redundancy_optimizer.h"
+#include "fixtures/compare.h"
+#include "fixtures/ddp_training.h"
 #include "fixtures/models.h"
 #include "ranktest/ranktest.h"
 #include "zero_parity.h"
@@ -41,14 +43,20 @@ std::vector<at::Tensor> trainAddingAGroup(
     const std::function<void(torch::nn::Sequential&)>& build,
     const std::function<void(const torch::optim::OptimizerParamGroup&)>& add,
     const std::function<void()>& step) {
-  return trainWithDdp(
-      pg, rank, kStepsBefore + kStepsAfter, [&](torch::nn::Sequential& m) {
-        build(m);
-        return [&, added = lastLayer(m, optimizer), count = 0]() mutable {
-          if (count++ == kStepsBefore) add(added);
-          step();
-        };
-      });
+  return fixtures::trainUnderDdp(
+             pg, {.rank = rank,
+                  .rows = kParityRows,
+                  .steps = kStepsBefore + kStepsAfter,
+                  .make_step =
+                      [&](fixtures::SequentialDdp& ddp) {
+                        build(ddp.module());
+                        return [&, added = lastLayer(ddp.module(), optimizer),
+                                count = 0]() mutable {
+                          if (count++ == kStepsBefore) add(added);
+                          step();
+                        };
+                      }})
+      .parameters;
 }
 
 RANKTEST_F(ZeroAddParamGroup, ContinuesLikeAPlainOptimizerAddingTheGroup) {
@@ -96,7 +104,7 @@ RANKTEST_F(ZeroAddParamGroup, ContinuesLikeAPlainOptimizerAddingTheGroup) {
             EXPECT_EQ(zero->localOptimizer().param_groups().size(), 2u);
           },
           [&] { zero->step(); });
-      expectSameParameters(actual, expected, optimizer.tolerance);
+      fixtures::expectSameTensors(actual, expected, optimizer.tolerance);
       // The added group trained: its parameters moved.
       EXPECT_FALSE(expected[2].equal(fixtures::makeMlp(1)->parameters()[2]));
     }
@@ -140,7 +148,7 @@ RANKTEST_F(ZeroAddParamGroup, AdagradGainsAGroupToo) {
       },
       [&](const auto& group) { zero->addParamGroup(group); },
       [&] { zero->step(); });
-  expectSameParameters(actual, expected, adagrad.tolerance);
+  fixtures::expectSameTensors(actual, expected, adagrad.tolerance);
   EXPECT_FALSE(expected[2].equal(fixtures::makeMlp(1)->parameters()[2]));
 }
 

@@ -21,6 +21,7 @@
 #include "distalgo/join/join.h"
 #include "distalgo/zero/state_bytes.h"
 #include "distalgo/zero/zero_redundancy_optimizer.h"
+#include "fixtures/compare.h"
 #include "fixtures/models.h"
 #include "fixtures/rank_data.h"
 #include "fixtures/training.h"
@@ -38,7 +39,6 @@ using testing::HasSubstr;
 using testing::ThrowsMessage;
 
 constexpr int kIterations = 6;  // warm-up 0 and 1, then overlapped
-constexpr int kRows = 6;
 
 enum class Hook { kAfterLastBucket, kInterleaved };
 
@@ -69,8 +69,8 @@ struct Trainer {
     if (step) zero.step();
   }
   void backward(int i, int rank) {
-    const auto b = fixtures::rankBatch(i, rank, kRows, fixtures::kMlpInputs,
-                                       fixtures::kMlpOutputs);
+    const auto b = fixtures::rankBatch(
+        i, rank, kParityRows, fixtures::kMlpInputs, fixtures::kMlpOutputs);
     torch::nn::functional::mse_loss(ddp.forward(b.input), b.target).backward();
   }
 
@@ -100,7 +100,7 @@ class ZeroOverlap : public ranktest::DistributedTest {
   // divides before the sum, DDP without a hook multiplies by 1/W (not exact
   // for W = 3).
   void expectParity(Hook hook, bool shard, const OptimizerCase& optimizer,
-                    const BucketCap& cap, double tolerance,
+                    const BucketCap& cap, fixtures::Tolerance tolerance,
                     const std::function<distalgo::ddp::CommHook()>& wrap) {
     const DdpOptions options{
         .bucket_cap_mb = cap.bucket_cap_mb,
@@ -116,8 +116,8 @@ class ZeroOverlap : public ranktest::DistributedTest {
       reference.iterate(i, rank(), /*step=*/true);
       overlapped.iterate(i, rank(), /*step=*/false);
       const auto actual = fixtures::snapshot(*overlapped.model);
-      expectSameParameters(actual, fixtures::snapshot(*reference.model),
-                           tolerance);
+      fixtures::expectSameTensors(actual, fixtures::snapshot(*reference.model),
+                                  tolerance);
       // Every iteration steps, the warm-up ones too.
       if (i == 0) {
         EXPECT_FALSE(actual[0].equal(initial[0]));
@@ -144,7 +144,7 @@ RANKTEST_F(ZeroOverlap, MatchesDdpPlusZeroAfterEveryIteration) {
       for (const bool shard : {false, true}) {
         for (const auto& cap : kCaps) {
           SCOPED_TRACE(traceOf(hook, shard, cap, optimizer));
-          expectParity(hook, shard, optimizer, cap, /*tolerance=*/0,
+          expectParity(hook, shard, optimizer, cap, fixtures::kExact,
                        [&] { return distalgo::hooks::allreduceHook(pg()); });
         }
       }
@@ -187,8 +187,9 @@ RANKTEST_F(ZeroOverlap, WarmUpEndsOnceDdpBucketsAreFinal) {
         SCOPED_TRACE("iteration " + std::to_string(i));
         reference.iterate(i, rank(), true);
         overlapped.iterate(i, rank(), false);
-        expectSameParameters(fixtures::snapshot(*overlapped.model),
-                             fixtures::snapshot(*reference.model), 0);
+        fixtures::expectSameTensors(fixtures::snapshot(*overlapped.model),
+                                    fixtures::snapshot(*reference.model),
+                                    fixtures::kExact);
         // Every rank owns a parameter under the greedy partition (4 > W).
         EXPECT_EQ(overlapped.zero.localOptimizer().state().empty(),
                   i >= mode.last_warm_up);
@@ -215,8 +216,9 @@ RANKTEST_F(ZeroOverlap, LearningRateSetOnTheLocalOptimizerApplies) {
     reference.iterate(i, rank(), true);
     overlapped.iterate(i, rank(), false);
   }
-  expectSameParameters(fixtures::snapshot(*overlapped.model),
-                       fixtures::snapshot(*reference.model), 0);
+  fixtures::expectSameTensors(fixtures::snapshot(*overlapped.model),
+                              fixtures::snapshot(*reference.model),
+                              fixtures::kExact);
 }
 
 // Gradients accumulated under noSync are reduced and stepped with the next
@@ -238,8 +240,9 @@ RANKTEST_F(ZeroOverlap, NoSyncIterationsStepWithTheNextSyncedOne) {
         t->backward(i, rank());
       }
       reference.zero.step();
-      expectSameParameters(fixtures::snapshot(*overlapped.model),
-                           fixtures::snapshot(*reference.model), 0);
+      fixtures::expectSameTensors(fixtures::snapshot(*overlapped.model),
+                                  fixtures::snapshot(*reference.model),
+                                  fixtures::kExact);
     }
   }
 }
@@ -249,7 +252,7 @@ RANKTEST_F(ZeroOverlap, NoSyncIterationsStepWithTheNextSyncedOne) {
 RANKTEST_F(ZeroOverlap, WrapsAnyHookFp16Compress) {
   for (const Hook hook : {Hook::kAfterLastBucket, Hook::kInterleaved}) {
     expectParity(hook, /*shard=*/true, optimizerCases()[0], kCaps[1],
-                 /*tolerance=*/0,
+                 fixtures::kExact,
                  [&] { return distalgo::hooks::fp16CompressHook(pg()); });
   }
 }
@@ -265,8 +268,8 @@ RANKTEST_F(ZeroOverlap, WrapsPowerSgdOverSeveralBuckets,
         SCOPED_TRACE(traceOf(hook, /*shard=*/true, cap, optimizerCases()[0]) +
                      (batched ? ", batched PowerSGD" : ", PowerSGD"));
         expectParity(
-            hook, /*shard=*/true, optimizerCases()[0], cap,
-            /*tolerance=*/0, [&] {
+            hook, /*shard=*/true, optimizerCases()[0], cap, fixtures::kExact,
+            [&] {
               auto state = std::make_shared<distalgo::hooks::PowerSgdState>(
                   pg(),
                   distalgo::hooks::PowerSgdOptions{
@@ -399,8 +402,8 @@ RANKTEST_F(ZeroOverlap, DdpParameterMissingFromZeroIsRefused) {
   ddp.registerCommHook(distalgo::zero::hookWithZeroStep(
       distalgo::hooks::allreduceHook(pg()), ddp, zero));
   const auto iterate = [&](int i) {
-    const auto b = fixtures::rankBatch(i, rank(), kRows, fixtures::kMlpInputs,
-                                       fixtures::kMlpOutputs);
+    const auto b = fixtures::rankBatch(
+        i, rank(), kParityRows, fixtures::kMlpInputs, fixtures::kMlpOutputs);
     torch::nn::functional::mse_loss(ddp.forward(b.input), b.target).backward();
   };
   iterate(0);  // a warm-up step of the one parameter ZeRO holds

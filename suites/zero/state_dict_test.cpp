@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "distalgo/zero/zero_redundancy_optimizer.h"
+#include "fixtures/compare.h"
 #include "fixtures/models.h"
 #include "ranktest/ranktest.h"
 #include "state_dict_helpers.h"
@@ -87,8 +88,8 @@ RANKTEST_F(ZeroStateDict, ContinuesInAPlainOptimizer) {
     loaded->step();
     setGradients(fresh_model, kStepsBeforeSave);
     fresh->step();
-    expectSameParameters(loaded_model->parameters(), run.model->parameters(),
-                         0);
+    fixtures::expectSameTensors(loaded_model->parameters(),
+                                run.model->parameters(), fixtures::kExact);
     EXPECT_FALSE(sameParameters(fresh_model, run.model));
   });
 }
@@ -119,7 +120,8 @@ RANKTEST_F(ZeroStateDict, ContinuesInAFreshZero) {
       setGradients(model, step);
       zero.step();
     }
-    expectSameParameters(model->parameters(), run.model->parameters(), 0);
+    fixtures::expectSameTensors(model->parameters(), run.model->parameters(),
+                                fixtures::kExact);
   });
 }
 
@@ -143,7 +145,8 @@ RANKTEST_F(ZeroStateDict, PlainOptimizerStateContinuesInZero) {
       setGradients(model, step);
       zero.step();
     }
-    expectSameParameters(model->parameters(), plain_model->parameters(), 0);
+    fixtures::expectSameTensors(model->parameters(), plain_model->parameters(),
+                                fixtures::kExact);
   }
 }
 
@@ -172,7 +175,8 @@ RANKTEST_F(ZeroStateDict, ConsolidatesAfterAddParamGroup) {
     zero.step();
     setGradients(loaded_model, kStepsBeforeSave);
     loaded->step();
-    expectSameParameters(loaded_model->parameters(), model->parameters(), 0);
+    fixtures::expectSameTensors(loaded_model->parameters(), model->parameters(),
+                                fixtures::kExact);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <torch/optim/sgd.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -14,6 +15,8 @@
 #include "distalgo/zero/state_bytes.h"
 #include "distalgo/zero/zero_redundancy_optimizer.h"
 #include "fixtures/bucketed_models.h"
+#include "fixtures/compare.h"
+#include "fixtures/ddp_training.h"
 #include "fixtures/models.h"
 #include "ranktest/ranktest.h"
 #include "zero_parity.h"
@@ -35,23 +38,33 @@ class ZeroParity : public ranktest::DistributedTest {
   }
 
  protected:
+  // The MLP under DDP for kZeroSteps steps, `make_step` building the
+  // optimizer; `training` for another model. Returns the final parameters.
+  std::vector<at::Tensor> train(
+      const std::function<fixtures::OptimizerStep(fixtures::SequentialDdp&)>&
+          make_step,
+      fixtures::DdpTraining training = {}) {
+    training.rank = rank();
+    training.rows = kParityRows;
+    training.steps = kZeroSteps;
+    training.make_step = make_step;
+    return fixtures::trainUnderDdp(pg(), training).parameters;
+  }
   std::vector<at::Tensor> trainPlain(const OptimizerCase& optimizer) {
     std::unique_ptr<torch::optim::Optimizer> plain;
-    return trainWithDdp(pg(), rank(), kZeroSteps,
-                        [&](torch::nn::Sequential& m) {
-                          plain = optimizer.factory(twoGroups(m, optimizer));
-                          return [&] { plain->step(); };
-                        });
+    return train([&](fixtures::SequentialDdp& ddp) {
+      plain = optimizer.factory(twoGroups(ddp.module(), optimizer));
+      return [&] { plain->step(); };
+    });
   }
   std::vector<at::Tensor> trainZero(const OptimizerCase& optimizer,
                                     distalgo::zero::ZeroOptions options) {
     std::unique_ptr<ZeroRedundancyOptimizer> zero;
-    return trainWithDdp(
-        pg(), rank(), kZeroSteps, [&](torch::nn::Sequential& m) {
-          zero = std::make_unique<ZeroRedundancyOptimizer>(
-              twoGroups(m, optimizer), pg(), optimizer.factory, options);
-          return [&] { zero->step(); };
-        });
+    return train([&](fixtures::SequentialDdp& ddp) {
+      zero = std::make_unique<ZeroRedundancyOptimizer>(
+          twoGroups(ddp.module(), optimizer), pg(), optimizer.factory, options);
+      return [&] { zero->step(); };
+    });
   }
 };
 
@@ -62,7 +75,7 @@ RANKTEST_F(ZeroParity, DdpPlusZeroEqualsDdpPlusLocalOptimizer) {
       const auto expected = trainPlain(optimizer);
       const auto actual =
           trainZero(optimizer, {.parameters_as_bucket_view = bucket_view});
-      expectSameParameters(actual, expected, optimizer.tolerance);
+      fixtures::expectSameTensors(actual, expected, optimizer.tolerance);
       // The training moved the parameters: the comparison is not vacuous.
       EXPECT_FALSE(expected[0].equal(fixtures::makeMlp(1)->parameters()[0]));
     }
@@ -76,28 +89,26 @@ RANKTEST_F(ZeroParity, DdpPlusZeroEqualsDdpPlusLocalOptimizerOnBucketedModels) {
   for (const auto& model : fixtures::bucketedModels()) {
     for (const auto& optimizer : {cases[0], cases[1]}) {  // SGD, Adam
       SCOPED_TRACE(model.name + ", " + optimizer.name);
-      const auto group = [&](torch::nn::Sequential& m) {
+      const auto group = [&](fixtures::SequentialDdp& ddp) {
         return std::vector<torch::optim::OptimizerParamGroup>{
-            {m->parameters(), optimizer.options(0.05)}};
+            {ddp.module()->parameters(), optimizer.options(0.05)}};
       };
       std::unique_ptr<torch::optim::Optimizer> plain;
-      const auto expected = trainWithDdp(
-          pg(), rank(), kZeroSteps,
-          [&](torch::nn::Sequential& m) {
-            plain = optimizer.factory(group(m));
+      const auto expected = train(
+          [&](fixtures::SequentialDdp& ddp) {
+            plain = optimizer.factory(group(ddp));
             return [&] { plain->step(); };
           },
-          model);
+          fixtures::ddpTrainingOf(model));
       std::unique_ptr<ZeroRedundancyOptimizer> zero;
-      const auto actual = trainWithDdp(
-          pg(), rank(), kZeroSteps,
-          [&](torch::nn::Sequential& m) {
-            zero = std::make_unique<ZeroRedundancyOptimizer>(group(m), pg(),
+      const auto actual = train(
+          [&](fixtures::SequentialDdp& ddp) {
+            zero = std::make_unique<ZeroRedundancyOptimizer>(group(ddp), pg(),
                                                              optimizer.factory);
             return [&] { zero->step(); };
           },
-          model);
-      expectSameParameters(actual, expected, optimizer.tolerance);
+          fixtures::ddpTrainingOf(model));
+      fixtures::expectSameTensors(actual, expected, optimizer.tolerance);
     }
   }
 }
