@@ -1,104 +1,151 @@
 // bench_harness_overhead: the fixed cost of one distributed test (start the
-// ranks, rendezvous, build the Gloo group, one barrier, report) for the fork
-// and spawn start methods and for reused fork workers, at several world
-// sizes, with bare baselines that do the same work without the harness.
+// ranks, rendezvous, build the Gloo group, one barrier, report) in each of
+// ranktest's ways of running it (fork, spawn, reused workers, FileStore or
+// TCPStore), at several world sizes, beside bare baselines that do the same
+// work without the harness. bench/pytorch_overhead.py times the same test
+// in PyTorch's MultiProcessTestCase.
 //
-// Usually run through bench/run_harness_overhead, which also measures
-// PyTorch's MultiProcessTestCase and writes bench/results/harness_overhead.md.
-// Flags: see config.h; gtest flags work too, --gtest_filter included.
+//   bench_harness_overhead --out=FILE [--world_sizes=2,4,8] [--rounds=3]
+//       [--tests=10] [--spawn_tests=4] [--modes=bare_fork,fork,...]
 //
-// This one binary is also every rank: a forked rank runs in a copy of this
-// process, and a spawned rank (ranktest's or a bare one) re-executes it.
+// Each cell (a mode and a world size) runs --tests tests per round
+// (--spawn_tests for spawn), as one googletest suite; a round runs a suite
+// of every cell, the order rotating from round to round. This one binary is
+// also every rank: a forked rank runs in a copy of it, a spawned rank (a
+// ranktest one or a bare one) re-executes it.
 
-#include <gtest/gtest.h>
 #include <stdlib.h>
 
-#include <cstdio>
-#include <cstdlib>
+#include <algorithm>
 #include <cstring>
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "harness_overhead/board.h"
-#include "harness_overhead/cells.h"
-#include "harness_overhead/clocks.h"
-#include "harness_overhead/config.h"
-#include "harness_overhead/fixtures.h"
-#include "harness_overhead/report.h"
-#include "harness_overhead/samples.h"
+#include "common/flags.h"
+#include "harness_overhead/bare_test.h"
 #include "harness_overhead/test_timer.h"
 #include "ranktest/ranktest.h"
 
-namespace harness_overhead {
+namespace bench {
 namespace {
 
-// Distributed-test settings from the environment would change what is
-// measured (WORLD_SIZE even the test names): the benchmark fixes them.
-void fixEnvironment() {
+class Barrier : public ranktest::DistributedTest {
+  void rankBody() override { pg()->barrier()->wait(); }
+};
+
+struct Plan {
+  std::vector<std::string> modes;
+  std::vector<int> world_sizes;
+  int rounds = 3;
+  int tests = 10;
+  int spawn_tests = 4;
+};
+
+bool has(const std::string& mode, const char* part) {
+  return mode.find(part) != std::string::npos;
+}
+
+void registerSuite(const std::string& suite, const std::string& mode,
+                   int world_size, int tests, const std::string& program) {
+  if (has(mode, "bare_")) {
+    for (int i = 0; i < tests; ++i) {
+      ::testing::RegisterTest(
+          suite.c_str(), ("Test" + std::to_string(i)).c_str(), nullptr, nullptr,
+          __FILE__, __LINE__, [=]() -> ::testing::Test* {
+            return new BareTest(world_size, has(mode, "spawn"), program);
+          });
+    }
+    return;
+  }
+  const bool reuse = has(mode, "reuse");
+  // A reused pool starts in its suite's first test, reported apart.
+  for (int i = reuse ? -1 : 0; i < tests; ++i) {
+    ranktest::registerTest(
+        suite, i < 0 ? "PoolStart" : "Test" + std::to_string(i), __FILE__,
+        __LINE__, {},
+        {ranktest::worldSizes({world_size}),
+         ranktest::startMethod(has(mode, "spawn")
+                                   ? ranktest::StartMethod::kSpawn
+                                   : ranktest::StartMethod::kFork),
+         ranktest::store(has(mode, "_tcp") ? ranktest::StoreKind::kTcp
+                                           : ranktest::StoreKind::kFile),
+         ranktest::reuseProcesses(reuse)},
+        [] { return std::make_unique<Barrier>(); });
+  }
+}
+
+// Registers every round's suites, "<mode>_ws<N>_r<round>", in the same
+// order in every run of the binary (a spawned rank finds its test by
+// name); returns their sample keys.
+std::map<std::string, Row> registerRounds(const Plan& plan,
+                                          const std::string& program) {
+  std::vector<std::pair<std::string, int>> cells;
+  for (const std::string& mode : plan.modes) {
+    for (int world_size : plan.world_sizes) {
+      // Loading the binary dominates a bare spawn: one size shows it.
+      if (mode == "bare_spawn" && world_size != plan.world_sizes[0]) continue;
+      cells.emplace_back(mode, world_size);
+    }
+  }
+  std::map<std::string, Row> keys;
+  for (int round = 0; round < plan.rounds; ++round) {
+    for (std::size_t j = 0; j < cells.size(); ++j) {
+      const auto& [mode, world_size] = cells[(round + j) % cells.size()];
+      const std::string suite = mode + "_ws" + std::to_string(world_size) +
+                                "_r" + std::to_string(round);
+      registerSuite(suite, mode, world_size,
+                    has(mode, "spawn") ? plan.spawn_tests : plan.tests,
+                    program);
+      keys[suite] = {"ranktest", mode, std::to_string(world_size),
+                     std::to_string(round)};
+    }
+  }
+  return keys;
+}
+
+void run(int argc, char** argv) {
+  // They would change what is measured, WORLD_SIZE even the tests' names.
   for (const char* name :
        {"WORLD_SIZE", "BACKEND", "RANKTEST_START_METHOD", "RANKTEST_STORE",
         "RANKTEST_REUSE", "RANKTEST_VERBOSE", "RANKTEST_DEBUG_RANK"}) {
-    if (const char* value = std::getenv(name)) {
-      std::fprintf(stderr, "[bench] ignoring %s=%s\n", name, value);
-      ::unsetenv(name);
-    }
+    ::unsetenv(name);
   }
-}
-
-bool startsWith(const char* text, const char* prefix) {
-  return std::strncmp(text, prefix, std::strlen(prefix)) == 0;
-}
-
-int run(int argc, char** argv) {
-  bool is_rank = false;
-  std::string rank_suite;  // a spawned rank's, from the filter the harness set
-  for (int i = 1; i < argc; ++i) {
-    if (startsWith(argv[i], kBareRankFlag)) {
-      markAliveAtImageLoad();
-      const std::vector<int> v =
-          parseInts(argv[i] + std::strlen(kBareRankFlag));
-      if (v.size() != 3) return 2;
-      runBareRank(v[0], v[1], v[2]);
-    }
-    if (startsWith(argv[i], "--ranktest_internal_rank=")) is_rank = true;
-    if (startsWith(argv[i], "--gtest_filter=")) {
-      const std::string filter = argv[i] + std::strlen("--gtest_filter=");
-      rank_suite = filter.substr(0, filter.find('.'));
-    }
-  }
-  Config config;
-  try {
-    config = parseConfig(argc, argv);
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "[bench] %s\n", error.what());
-    return 2;
-  }
-  BoardFile board;
-  RunStart start;
-  if (is_rank) {
-    markAliveAtImageLoad();
-  } else {
-    fixEnvironment();
-    board.create();
-    installForkTimer();
-    start = {describeMachine(), readCpuClock()};
-  }
-  Cells cells;
-  cells.registerTests(config, is_rank ? rank_suite : std::string());
-  ranktest::init(&argc, argv);  // a spawned rank runs its test and exits here
-
-  Measurements measurements(cells);
+  Flags flags(argc, argv);
+  Plan plan{.modes = flags.list("modes",
+                                "bare_fork,fork,reuse,fork_tcp,reuse_tcp,"
+                                "bare_spawn,spawn"),
+            .world_sizes = flags.integers("world_sizes", "2,4,8"),
+            .rounds = flags.integer("rounds", 3),
+            .tests = flags.integer("tests", 10),
+            .spawn_tests = flags.integer("spawn_tests", 4)};
+  SampleFile out(flags.text("out", ""),
+                 {"side", "mode", "ranks", "round", "metric", "value"});
+  flags.checkAllRead();
+  auto keys = registerRounds(plan, argv[0]);
+  ranktest::init(&argc, argv);  // a spawned rank runs its test and exits
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_result_printer());
-  listeners.Append(new TestTimer(board, measurements));
-  const int rc = ranktest::runAllTests();
-  const int failed = ::testing::UnitTest::GetInstance()->failed_test_count();
-  board.remove();
-  const int report_rc = report(config, start, failed, measurements);
-  return rc != 0 ? rc : report_rc;
+  listeners.Append(new TestTimer(std::move(out), std::move(keys)));
+  if (ranktest::runAllTests() != 0) {
+    throw std::runtime_error("some tests failed (above)");
+  }
 }
 
 }  // namespace
-}  // namespace harness_overhead
+}  // namespace bench
 
-int main(int argc, char** argv) { return harness_overhead::run(argc, argv); }
+int main(int argc, char** argv) {
+  if (argc == 2 && std::strncmp(argv[1], bench::kBareRankFlag,
+                                std::strlen(bench::kBareRankFlag)) == 0) {
+    int rank = 0, world_size = 0, store_fd = 0;
+    if (std::sscanf(argv[1] + std::strlen(bench::kBareRankFlag), "%d,%d,%d",
+                    &rank, &world_size, &store_fd) != 3) {
+      return 2;
+    }
+    bench::runBareRank(rank, world_size, store_fd);
+  }
+  return bench::guardedMain("bench_harness_overhead",
+                            [&] { bench::run(argc, argv); });
+}

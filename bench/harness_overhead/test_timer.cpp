@@ -1,70 +1,70 @@
 #include "harness_overhead/test_timer.h"
 
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <string>
 
-#include "harness_overhead/clocks.h"
-#include "harness_overhead/stats.h"
-#include "harness_overhead/table.h"
+#include "common/runner.h"
 
-namespace harness_overhead {
+namespace bench {
+namespace {
 
-TestTimer::TestTimer(BoardFile& board, Measurements& measurements)
-    : board_(board), measurements_(measurements), parent_(::getpid()) {}
+double threadCpuUs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + ts.tv_nsec / 1e3;
+}
+
+// The parent's CPU inside fork() since the test started: the kernel copying
+// the parent for a rank, which the harness does not choose. Set by the
+// pthread_atfork handlers, which take no arguments.
+double g_fork_cpu_us = 0;
+double g_fork_entered_us = 0;
+
+void beforeFork() { g_fork_entered_us = threadCpuUs(); }
+void afterForkInParent() { g_fork_cpu_us += threadCpuUs() - g_fork_entered_us; }
+
+}  // namespace
+
+TestTimer::TestTimer(SampleFile out, std::map<std::string, Row> key_of_suite)
+    : out_(std::move(out)),
+      key_of_suite_(std::move(key_of_suite)),
+      parent_(::getpid()) {
+  ::pthread_atfork(&beforeFork, &afterForkInParent, nullptr);
+}
 
 void TestTimer::OnTestStart(const ::testing::TestInfo&) {
-  board_.clear();
-  resetForkTimes();
-  cpu0_ = threadCpuNs();
-  t0_ = nowNs();
+  g_fork_cpu_us = 0;
+  start_cpu_us_ = threadCpuUs();
+  start_ = std::chrono::steady_clock::now();
 }
 
 void TestTimer::OnTestPartResult(const ::testing::TestPartResult& result) {
   if (::getpid() != parent_ || !result.failed()) return;
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::fprintf(stderr, "[bench] FAILED %s.%s: %s\n",
-               info ? info->test_suite_name() : "?", info ? info->name() : "?",
+  std::fprintf(stderr, "%s:%d: %s\n", result.file_name(), result.line_number(),
                result.message());
 }
 
 void TestTimer::OnTestEnd(const ::testing::TestInfo& info) {
-  // Read the clocks first: what follows is the listener's own work.
-  const std::int64_t t1 = nowNs();
-  const std::int64_t cpu1 = threadCpuNs();
-  const ForkTimes forks = forkTimes();
-  const Board board = board_.read();
-  const auto cell = measurements_.cells().ofSuite(info.test_suite_name());
-  if (!cell) return;
-  const Cell& measured = measurements_.cells()[*cell];
-  Sample s;
-  s.cell = *cell;
-  s.test = std::string(info.test_suite_name()) + "." + info.name();
-  s.pool_start = isReuse(measured.mode) &&
-                 std::string(info.name()).rfind(testName(0), 0) == 0;
-  s.ok = info.result()->Passed();
-  s.t0_ns = t0_;
-  s.total_ns = t1 - t0_;
-  s.cpu_ns = cpu1 - cpu0_;
-  s.forks = forks;
-  const int ranks = std::min(measured.world_size, kMaxRanks);
-  s.slots.assign(board.begin(), board.begin() + ranks);
-  measurements_.add(std::move(s));
+  // The clocks first: what follows is the listener's own work.
+  const double test_us = microsSince(start_);
+  const double cpu_us = threadCpuUs() - start_cpu_us_;
+  if (::getpid() != parent_ || !info.result()->Passed()) return;
+  const auto key = key_of_suite_.find(info.test_suite_name());
+  if (key == key_of_suite_.end()) return;
+  auto row = [&](const char* metric, double value) {
+    Row r = key->second;
+    r.insert(r.end(), {metric, toText(value)});
+    return r;
+  };
+  if (std::string(info.name()).rfind("PoolStart", 0) == 0) {
+    out_.append({row("pool_start_us", test_us)});
+    return;
+  }
+  out_.append({row("test_us", test_us), row("parent_cpu_us", cpu_us),
+               row("fork_cpu_us", g_fork_cpu_us)});
 }
 
-void TestTimer::OnTestSuiteEnd(const ::testing::TestSuite& suite) {
-  const auto cell = measurements_.cells().ofSuite(suite.name());
-  if (!cell) return;
-  const Cell& measured = measurements_.cells()[*cell];
-  const Stats s = stats(measurements_.totalsMs(*cell, false));
-  std::printf(
-      "[bench] %-16s %-10s %2d ranks: %3d samples so far, median %s ms "
-      "(failed tests in suite: %d)\n",
-      suite.name(), modeName(measured.mode), measured.world_size, s.n,
-      ms(s.median).c_str(), suite.failed_test_count());
-  std::fflush(stdout);
-}
-
-}  // namespace harness_overhead
+}  // namespace bench

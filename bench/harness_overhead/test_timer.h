@@ -1,38 +1,39 @@
 #pragma once
 
-// Collects the samples: a gtest listener in the parent that times each test
-// from OnTestStart to OnTestEnd on steady_clock, with the CPU time of the
-// test thread, the fork() calls the atfork handlers saw and the board the
-// ranks stamped meanwhile.
+// A googletest listener in the parent that times each test from OnTestStart
+// to OnTestEnd on steady_clock, with the CPU time of the test thread and the
+// part of it spent inside fork(), and appends the samples.
 
 #include <gtest/gtest.h>
 #include <sys/types.h>
 
-#include <cstdint>
+#include <chrono>
+#include <map>
+#include <string>
 
-#include "harness_overhead/board.h"
-#include "harness_overhead/samples.h"
+#include "common/sample_file.h"
 
-namespace harness_overhead {
+namespace bench {
 
 class TestTimer : public ::testing::EmptyTestEventListener {
  public:
-  TestTimer(BoardFile& board, Measurements& measurements);
+  // `key_of_suite`: the samples' key columns for each measured suite. A
+  // suite's test whose name starts with "PoolStart" started its pool of
+  // reused workers; it is reported apart.
+  TestTimer(SampleFile out, std::map<std::string, Row> key_of_suite);
 
-  void OnTestStart(const ::testing::TestInfo&) override;
-  // With the default result printer gone, a failure is printed here.
+  void OnTestStart(const ::testing::TestInfo& info) override;
+  // With googletest's printer removed, a failure is printed here.
   void OnTestPartResult(const ::testing::TestPartResult& result) override;
   void OnTestEnd(const ::testing::TestInfo& info) override;
-  // A line of progress per suite.
-  void OnTestSuiteEnd(const ::testing::TestSuite& suite) override;
 
  private:
-  BoardFile& board_;
-  Measurements& measurements_;
-  // Forked ranks inherit the listener; only the parent's reports count.
+  SampleFile out_;
+  std::map<std::string, Row> key_of_suite_;
+  // Forked ranks inherit the listener; only the parent's events count.
   pid_t parent_;
-  std::int64_t t0_ = 0;
-  std::int64_t cpu0_ = 0;
+  std::chrono::steady_clock::time_point start_;
+  double start_cpu_us_ = 0;
 };
 
-}  // namespace harness_overhead
+}  // namespace bench

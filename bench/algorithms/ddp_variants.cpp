@@ -1,0 +1,52 @@
+#include "algorithms/ddp_variants.h"
+
+#include <memory>
+
+#include "algorithms/benchmarks.h"
+#include "common/ranks.h"
+
+namespace bench {
+
+ModelCells modelCellFlags(Flags& flags, const std::string& models,
+                          const Schedule& defaults, double bucket_cap_mb) {
+  ModelCells cells;
+  cells.models = flags.list("models", models);
+  cells.world_sizes = flags.integers("world_sizes", "2,4");
+  cells.rows = flags.integer("rows", cells.rows);
+  cells.schedule = scheduleFlags(flags, defaults);
+  cells.ddp.bucket_cap_mb = flags.number("bucket_cap_mb", bucket_cap_mb);
+  return cells;
+}
+
+Row variantHeader(const Row& prefix) {
+  Row header = prefix;
+  for (const char* column :
+       {"model", "ranks", "mode", "round", "metric", "value"}) {
+    header.push_back(column);
+  }
+  return header;
+}
+
+void timeVariants(const ModelCells& cells,
+                  const std::vector<DdpVariant>& variants, const Row& prefix,
+                  const SampleFile& out) {
+  for (const std::string& name : cells.models) {
+    const Model& model = modelNamed(name);
+    for (int world_size : cells.world_sizes) {
+      Row key = prefix;
+      key.insert(key.end(), {name, std::to_string(world_size)});
+      inRanks(world_size, [&](const ranktest::Rank& rank) {
+        std::vector<NamedMode> modes;
+        for (const DdpVariant& variant : variants) {
+          auto mode =
+              std::make_unique<DdpMode>(model, rank, cells.rows, cells.ddp);
+          variant.set_up(*mode);
+          modes.push_back({variant.name, std::move(mode)});
+        }
+        timeModes(rank, modes, cells.schedule, key, out);
+      });
+    }
+  }
+}
+
+}  // namespace bench

@@ -1,0 +1,45 @@
+#pragma once
+
+// What the benchmarks that compare ways of training with DDP share: their
+// cells (a model and a world size, in fresh ranks) and a DdpMode per way,
+// timed side by side.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "algorithms/ddp_mode.h"
+#include "common/flags.h"
+
+namespace bench {
+
+// A way of training: its name and what it adds to a fresh DdpMode before
+// the first step (a hook, an optimizer step, values to report).
+struct DdpVariant {
+  std::string name;
+  std::function<void(DdpMode&)> set_up;
+};
+
+struct ModelCells {
+  std::vector<std::string> models;
+  std::vector<int> world_sizes;
+  int rows = 32;  // batch rows per rank
+  Schedule schedule;
+  distalgo::ddp::DdpOptions ddp;
+};
+
+// --models, --world_sizes, --rows, --bucket_cap_mb and the schedule.
+ModelCells modelCellFlags(Flags& flags, const std::string& models,
+                          const Schedule& defaults, double bucket_cap_mb);
+
+// The columns of the samples of timeVariants() after `prefix`.
+Row variantHeader(const Row& prefix);
+
+// For each model and world size, in fresh ranks: a DdpMode per variant,
+// timed side by side (timeModes); the samples' key is `prefix`, the model
+// and the world size.
+void timeVariants(const ModelCells& cells,
+                  const std::vector<DdpVariant>& variants, const Row& prefix,
+                  const SampleFile& out);
+
+}  // namespace bench
