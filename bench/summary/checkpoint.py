@@ -1,6 +1,6 @@
 """Activation checkpointing: memory and step time against the plain MLP."""
 
-from .modes import by_mode, cell_modes, timing_header
+from .modes import by_mode, cell_modes, step_time_panel, timing_header
 from .report import Summary, table
 from .stats import num, ratio, times
 from .svg import Panel
@@ -30,8 +30,7 @@ def summarise(samples):
         ["depth", "mode"] + timing_header("step", "plain") +
         ["retained MiB", "/ plain", "peak MiB", "/ plain"], rows)))
     summary.panels = [
-        by_mode(Panel("Step time (median, p10–p90)", "depth (blocks)",
-                      "ms per step", depths), step_ms, MODES),
+        step_time_panel("depth (blocks)", depths, step_ms, MODES),
         by_mode(Panel("Peak activation memory", "depth (blocks)", "MiB",
                       depths), peak_mib, MODES)]
     return summary

@@ -2,6 +2,7 @@
 mode's step times against a baseline mode's."""
 
 from .stats import median, num, percentile, ratio, round_ratios, spread, times
+from .svg import Panel
 
 TIMING_HEADER = ["ms", "p10–p90", "/ {base}", "per round p10–p90"]
 
@@ -54,3 +55,9 @@ def by_mode(panel, points, modes):
     for mode in modes:
         panel.add(mode, points[mode])
     return panel
+
+
+def step_time_panel(xlabel, labels, points, modes):
+    """The median step time of each mode, with its p10–p90."""
+    return by_mode(Panel("Step time (median, p10–p90)", xlabel, "ms per step",
+                         labels), points, modes)

@@ -1,6 +1,6 @@
 """ZeRO: step time and each rank's optimizer state against DDP + Adam."""
 
-from .modes import by_mode, cell_modes, timing_header
+from .modes import by_mode, cell_modes, step_time_panel, timing_header
 from .report import Summary, table
 from .stats import num, ratio, times
 from .svg import Panel
@@ -31,8 +31,7 @@ def summarise(samples):
         ["state MiB (max rank)", "mean", "max / adam", "1/W",
          "KiB sent per step (max rank)"], rows)))
     summary.panels = [
-        by_mode(Panel("Step time (median, p10–p90)", "model, ranks",
-                      "ms per step", labels), step_ms, MODES),
+        step_time_panel("model, ranks", labels, step_ms, MODES),
         by_mode(Panel("Optimizer state, largest rank", "model, ranks", "MiB",
                       labels), state_mib, MODES)]
     return summary
