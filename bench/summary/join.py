@@ -39,7 +39,7 @@ def summarise(samples):
     summary = Summary("Join: DDP step time with and without a Join", "join")
     even, uneven, labels = [], [], []
     series = {"Join / no Join": [], "Join(enable=false) / no Join": [],
-              "uneven: shadowed round / training step": []}
+              "uneven: shadowed / after": []}
     for model, ranks in samples.distinct("model", "ranks"):
         cell = {"model": model, "ranks": ranks}
         labels.append(f"{model} {ranks}")

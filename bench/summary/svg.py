@@ -66,6 +66,11 @@ def _line(x1, y1, x2, y2, color="#000", extra=""):
             f'stroke="{color}" {extra}/>')
 
 
+def _rotated(panel):
+    """Whether the category labels are long enough to be slanted."""
+    return max(len(c) for c in panel.categories) > 6
+
+
 def _axes(panel, ticks, to_y):
     out = [_text(LEFT, 24, panel.title, 14, "start", 'font-weight="bold"'),
            f'<rect x="{LEFT}" y="{TOP}" width="{PLOT_W}" height="{PLOT_H}" '
@@ -78,7 +83,7 @@ def _axes(panel, ticks, to_y):
         y = to_y(panel.reference)
         out.append(_line(LEFT, y, LEFT + PLOT_W, y, "#444",
                          'stroke-dasharray="5,4"'))
-    rotate = max(len(c) for c in panel.categories) > 6
+    rotate = _rotated(panel)
     for i, c in enumerate(panel.categories):
         x = LEFT + PLOT_W * (i + 0.5) / len(panel.categories)
         y = TOP + PLOT_H + 16
@@ -94,7 +99,8 @@ def _axes(panel, ticks, to_y):
 def _series(panel, to_y):
     out = []
     n, count = len(panel.categories), len(panel.series)
-    width = min(8.0, PLOT_W / n / (count + 1))
+    # Points of a category side by side, unless lines join them.
+    width = 0 if panel.lines else min(8.0, PLOT_W / n / (count + 1))
     for j, (label, points) in enumerate(panel.series):
         color = COLORS[j % len(COLORS)]
         offset = (j - (count - 1) / 2) * width
@@ -124,6 +130,7 @@ def _series(panel, to_y):
 
 
 def write(path, panels):
+    height = HEIGHT if any(_rotated(p) for p in panels) else HEIGHT - 70
     parts = []
     for k, panel in enumerate(panels):
         ticks, to_y = _scale(panel)
@@ -131,7 +138,7 @@ def write(path, panels):
         parts += _axes(panel, ticks, to_y) + _series(panel, to_y) + ["</g>"]
     with open(path, "w") as out:
         out.write(f'<svg xmlns="http://www.w3.org/2000/svg" '
-                  f'width="{PANEL_W * len(panels)}" height="{HEIGHT}" '
+                  f'width="{PANEL_W * len(panels)}" height="{height}" '
                   f'font-family="sans-serif">\n<rect width="100%" '
                   f'height="100%" fill="white"/>\n' + "\n".join(parts) +
                   "\n</svg>\n")
