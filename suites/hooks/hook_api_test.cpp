@@ -5,6 +5,10 @@
 #include <gmock/gmock.h>
 #include <torch/nn/functional/loss.h>
 
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "distalgo/ddp/distributed_data_parallel.h"
@@ -151,6 +155,107 @@ RANKTEST_F(CommHookApi, HookReturningTheWrongTypeFailsClearly) {
                 testing::HasSubstr("communication hook 'returns-an-int' must "
                                    "return a future of a tensor"));
   }
+}
+
+// A value no gradient of the fixture MLP reaches: where it shows in a
+// gradient, a hook's result was written.
+constexpr float kMarker = 1e6F;
+
+// Whether any gradient of `model` holds kMarker.
+bool markerWritten(torch::nn::Module& model) {
+  for (const auto& p : model.parameters()) {
+    if (p.grad().defined() && p.grad().eq(kMarker).any().item<bool>()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A hook whose future holds `make(bucket buffer)`.
+distalgo::ddp::CommHook returning(
+    std::function<at::Tensor(const at::Tensor&)> make) {
+  return [make = std::move(make)](GradBucket& bucket) {
+    auto future =
+        c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get());
+    future->markCompleted(make(bucket.buffer()));
+    return future;
+  };
+}
+
+// Runs backward with `hook` on the fixture MLP (one bucket) and expects it
+// to fail with `message`, without any of the hook's values in a gradient.
+void expectRefusedResult(const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
+                         int rank, const distalgo::ddp::CommHook& hook,
+                         const std::string& message) {
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  DistributedDataParallel ddp(model, pg);
+  ddp.registerCommHook(hook, "misfit");
+  const auto b = fixtures::rankBatch(0, rank, 5, fixtures::kMlpInputs,
+                                     fixtures::kMlpOutputs);
+  auto value = torch::nn::functional::mse_loss(ddp.forward(b.input), b.target);
+  EXPECT_THAT(
+      [&] { value.backward(); },
+      testing::ThrowsMessage<std::runtime_error>(testing::HasSubstr(message)));
+  EXPECT_FALSE(markerWritten(*model));
+}
+
+// The MLP's 212 parameters fill its one bucket.
+RANKTEST_F(CommHookApi, HookResultLargerThanItsBucketFailsNamingIt) {
+  expectRefusedResult(
+      pg(), rank(), returning([](const at::Tensor& buffer) {
+        return at::full({buffer.numel() + 1}, kMarker, buffer.options());
+      }),
+      "communication hook 'misfit' on rank " + std::to_string(rank()) +
+          " (bucket 0) returned 213 elements of Float for a bucket of 212 "
+          "elements of Float; no gradient was written");
+}
+
+RANKTEST_F(CommHookApi, HookResultSmallerThanItsBucketFailsNamingIt) {
+  expectRefusedResult(
+      pg(), rank(), returning([](const at::Tensor& buffer) {
+        return at::full({buffer.numel() - 1}, kMarker, buffer.options());
+      }),
+      "(bucket 0) returned 211 elements of Float for a bucket of 212");
+}
+
+RANKTEST_F(CommHookApi, HookResultOfAnotherDtypeFailsNamingIt) {
+  expectRefusedResult(
+      pg(), rank(), returning([](const at::Tensor& buffer) {
+        return at::full({buffer.numel()}, kMarker,
+                        buffer.options().dtype(at::kDouble));
+      }),
+      "(bucket 0) returned 212 elements of Double for a bucket of 212 "
+      "elements of Float");
+}
+
+// With several buckets, a bad result in the last one stops backward before
+// the good results of the others are written.
+RANKTEST_F(CommHookApi, BadResultInOneBucketWritesNoBucketsGradients) {
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  // One bucket per parameter from the second iteration on.
+  DistributedDataParallel ddp(
+      model, pg(), {.bucket_cap_mb = 1e-6, .first_bucket_cap_bytes = 1});
+  const std::size_t last = model->parameters().size() - 1;
+  bool first_pass = true;
+  auto allreduce = distalgo::hooks::allreduceHook(pg());
+  ddp.registerCommHook(
+      [&](GradBucket& bucket) {
+        if (first_pass) return allreduce(bucket);
+        const at::Tensor& buffer = bucket.buffer();
+        const std::int64_t n =
+            bucket.index() == last ? buffer.numel() + 1 : buffer.numel();
+        return returning([n](const at::Tensor& like) {
+          return at::full({n}, kMarker, like.options());
+        })(bucket);
+      },
+      "misfit");
+  loss(ddp).backward();
+  first_pass = false;
+  auto value = loss(ddp);
+  EXPECT_THAT([&] { value.backward(); },
+              testing::ThrowsMessage<std::runtime_error>(testing::HasSubstr(
+                  "(bucket " + std::to_string(last) + ") returned")));
+  EXPECT_FALSE(markerWritten(*model));
 }
 
 }  // namespace

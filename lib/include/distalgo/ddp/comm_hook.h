@@ -2,8 +2,10 @@
 
 // A DDP communication hook as a C++ callable: it receives a bucket of
 // gradients once they are ready and returns a future of the reduced bucket
-// (one tensor shaped like bucket.buffer(), or a list whose first element
-// is). The callable holds its own state.
+// (one tensor with bucket.buffer()'s element count and dtype, or a list whose
+// first element is one; any other result fails backward, naming the hook, the
+// bucket and the rank, before a gradient is written). The callable holds its
+// own state.
 
 #include <functional>
 

@@ -1,6 +1,10 @@
 #include "ddp/internal/comm_hook_adapter.h"
 
+#include <c10/util/StringUtil.h>
+
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 namespace distalgo::ddp::internal {
 namespace {
@@ -15,40 +19,96 @@ class CallableCommHook : public c10d::CommHookInterface {
 
   c10::intrusive_ptr<c10::ivalue::Future> runHook(
       c10d::GradBucket& bucket) override {
+    // Before the hook runs: a hook may replace the bucket's buffer (e.g.
+    // with its compressed copy).
+    const at::Tensor buffer = bucket.getBuffer();
     GradBucket view(bucket);
     c10::intrusive_ptr<c10::ivalue::Future> future;
     try {
       future = hook_(view);
     } catch (const c10::Error& error) {
-      throw std::runtime_error(where(bucket) +
+      throw std::runtime_error(where(bucket.getIndex()) +
                                " threw: " + error.what_without_backtrace());
     } catch (const std::exception& error) {
-      throw std::runtime_error(where(bucket) + " threw: " + error.what());
+      throw std::runtime_error(where(bucket.getIndex()) +
+                               " threw: " + error.what());
     }
-    if (!future)
-      throw std::runtime_error(where(bucket) + " returned no future");
+    if (!future) {
+      throw std::runtime_error(where(bucket.getIndex()) +
+                               " returned no future");
+    }
+    remember(bucket.getIndex(), buffer, future);
     return future;
   }
 
+  // The reducer parses the buckets' results in bucket order, once every
+  // hook of the pass has run, and writes each bucket's gradients right
+  // after parsing it: so all results are checked at the first parse.
   at::Tensor parseHookResult(const c10::IValue& result) override {
     at::Tensor tensor = firstTensorOf(result);
-    if (tensor.defined()) return tensor;
-    throw std::runtime_error(
-        "communication hook '" + name_ +
-        "' must return a future of a tensor or of a list of tensors; on rank " +
-        std::to_string(rank_) + " its future holds " + result.tagKind());
+    if (!tensor.defined()) {
+      throw std::runtime_error(
+          "communication hook '" + name_ +
+          "' must return a future of a tensor or of a list of tensors; on "
+          "rank " +
+          std::to_string(rank_) + " its future holds " + result.tagKind());
+    }
+    if (parsed_ == 0) checkEveryResult();
+    if (++parsed_ >= launched_.size()) {
+      launched_.clear();
+      parsed_ = 0;
+    }
+    return tensor;
   }
 
  private:
-  std::string where(const c10d::GradBucket& bucket) const {
+  struct Launched {
+    std::size_t index;
+    at::Tensor buffer;  // the bucket's, as the hook was given it
+    c10::intrusive_ptr<c10::ivalue::Future> future;
+  };
+
+  // A bucket index seen again starts a new pass: the last one was not
+  // parsed (Join's shadowed rounds run hooks outside the reducer's backward)
+  // or failed part way.
+  void remember(std::size_t index, const at::Tensor& buffer,
+                const c10::intrusive_ptr<c10::ivalue::Future>& future) {
+    const bool seen =
+        std::any_of(launched_.begin(), launched_.end(),
+                    [&](const Launched& l) { return l.index == index; });
+    if (seen) {
+      launched_.clear();
+      parsed_ = 0;
+    }
+    launched_.push_back({index, buffer, future});
+  }
+
+  void checkEveryResult() {
+    std::sort(
+        launched_.begin(), launched_.end(),
+        [](const Launched& a, const Launched& b) { return a.index < b.index; });
+    for (const Launched& l : launched_) {
+      l.future->wait();
+      // A failed future is the reducer's to report when it reaches it.
+      if (l.future->hasError()) continue;
+      const at::Tensor result = firstTensorOf(l.future->value());
+      if (result.defined()) {
+        checkHookResult(name_, rank_, l.index, l.buffer, result);
+      }
+    }
+  }
+
+  std::string where(std::size_t bucket_index) const {
     return "communication hook '" + name_ + "' on rank " +
-           std::to_string(rank_) + " (bucket " +
-           std::to_string(bucket.getIndex()) + ")";
+           std::to_string(rank_) + " (bucket " + std::to_string(bucket_index) +
+           ")";
   }
 
   CommHook hook_;
   std::string name_;
   int rank_;
+  std::vector<Launched> launched_;  // this pass's hooks, in launch order
+  std::size_t parsed_ = 0;          // results of this pass parsed so far
 };
 
 }  // namespace
@@ -58,6 +118,21 @@ std::unique_ptr<c10d::CommHookInterface> adaptCommHook(CommHook hook,
                                                        int rank) {
   return std::make_unique<CallableCommHook>(std::move(hook), std::move(name),
                                             rank);
+}
+
+void checkHookResult(const std::string& hook_name, int rank,
+                     std::size_t bucket_index, const at::Tensor& bucket_buffer,
+                     const at::Tensor& result) {
+  if (result.numel() == bucket_buffer.numel() &&
+      result.scalar_type() == bucket_buffer.scalar_type()) {
+    return;
+  }
+  throw std::runtime_error(
+      c10::str("communication hook '", hook_name, "' on rank ", rank,
+               " (bucket ", bucket_index, ") returned ", result.numel(),
+               " elements of ", result.scalar_type(), " for a bucket of ",
+               bucket_buffer.numel(), " elements of ",
+               bucket_buffer.scalar_type(), "; no gradient was written"));
 }
 
 }  // namespace distalgo::ddp::internal

@@ -8,7 +8,9 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
+#include "ddp/internal/comm_hook_adapter.h"
 #include "distalgo/ddp/comm_hook.h"
 #include "distalgo/ddp/distributed_data_parallel.h"
 #include "distalgo/ddp/internal/ddp_core.h"
@@ -71,7 +73,11 @@ void DdpCore::shadowIteration(const join::Joinable& self) {
   // default allreduce), in the reducer's bucket order.
   auto buckets = reducer_->get_grad_buckets(/*return_zero_tensors=*/true);
   std::vector<c10::intrusive_ptr<c10::ivalue::Future>> futures;
+  // What each result must match, taken before a hook may replace a bucket's
+  // buffer (e.g. with its compressed copy).
+  std::vector<at::Tensor> buffers;
   for (auto& bucket : buckets) {
+    buffers.push_back(bucket.getBuffer());
     futures.push_back(reducer_->run_comm_hook(bucket));
   }
   for (auto& future : futures) {
@@ -84,19 +90,22 @@ void DdpCore::shadowIteration(const join::Joinable& self) {
     wait(pg_->allreduce(used));
     used_counts = used[0].cpu();
   }
-  writeReducedGradients(buckets, futures, used_counts);
+  writeReducedGradients(buckets, buffers, futures, used_counts);
   reducer_->push_rebuilt_params_for_all_indices();
 }
 
 void DdpCore::writeReducedGradients(
     const std::vector<c10d::GradBucket>& buckets,
+    const std::vector<at::Tensor>& buffers,
     const std::vector<c10::intrusive_ptr<c10::ivalue::Future>>& futures,
     const at::Tensor& used_counts) {
   std::unordered_map<const c10::TensorImpl*, std::size_t> index_of;
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     index_of[parameters_[i].unsafeGetTensorImpl()] = i;
   }
-  at::NoGradGuard no_grad;
+  // Every result is checked before any gradient is written, as in the
+  // training ranks' backward.
+  std::vector<at::Tensor> results;
   for (std::size_t b = 0; b < buckets.size(); ++b) {
     at::Tensor reduced = firstTensorOf(futures[b]->value());
     if (!reduced.defined()) {
@@ -107,9 +116,17 @@ void DdpCore::writeReducedGradients(
                    "hook's future holds no tensor (bucket ",
                    b, ")"));
     }
+    // The default allreduce (no hook registered) always fits.
+    if (!hook_name_.empty()) {
+      checkHookResult(hook_name_, pg_->getRank(), b, buffers[b], reduced);
+    }
+    results.push_back(std::move(reduced));
+  }
+  at::NoGradGuard no_grad;
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
     // The hook reduced a copy of the zero bucket: the same layout.
     c10d::GradBucket layout = buckets[b];
-    layout.setBuffer(reduced);
+    layout.setBuffer(results[b]);
     const auto gradients = layout.getGradients();
     const auto parameters = layout.getParameters();
     for (std::size_t i = 0; i < parameters.size(); ++i) {

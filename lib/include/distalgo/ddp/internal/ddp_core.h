@@ -69,9 +69,12 @@ class DdpCore {
   // On a joined rank: writes each shadowed bucket's reduced result (the
   // training ranks' averaged gradient) into its parameters' gradients, as the
   // reducer does, so an optimizer stepping here (ZeRO's join hook) uses it.
+  // `buffers`: each bucket's buffer before its hook ran, which the hook's
+  // result must match (checked before anything is written).
   // `used_counts`: the allreduced used map with find_unused_parameters.
   void writeReducedGradients(
       const std::vector<c10d::GradBucket>& buckets,
+      const std::vector<at::Tensor>& buffers,
       const std::vector<c10::intrusive_ptr<c10::ivalue::Future>>& futures,
       const at::Tensor& used_counts);
   // Grad mode on and not under noSync: this forward's backward reduces.
