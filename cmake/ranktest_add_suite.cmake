@@ -1,5 +1,14 @@
 include(GoogleTest)
 
+# In this tree, a target reuses the suites' precompiled headers; a project
+# using the installed package has none to reuse. (ranktest::ranktest makes
+# every executable export its symbols, which named stacks need.)
+function(_ranktest_reuse_pch target)
+  if(TARGET ranktest_pch)
+    target_precompile_headers(${target} REUSE_FROM ranktest_pch)
+  endif()
+endfunction()
+
 # ranktest_add_suite(<feature> SOURCES <files...> [LIBRARIES <targets...>])
 # Builds one test binary, suite_<feature>, and makes every test in it visible
 # to ctest under its gtest name with the label <feature>.
@@ -9,9 +18,7 @@ function(ranktest_add_suite feature)
   add_executable(${target} ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE ranktest::main ranktest::ranktest
                                           ${ARG_LIBRARIES})
-  # Exported symbols let a rank's stack dump name the test's functions.
-  set_target_properties(${target} PROPERTIES ENABLE_EXPORTS ON)
-  target_precompile_headers(${target} REUSE_FROM ranktest_pch)
+  _ranktest_reuse_pch(${target})
   gtest_discover_tests(${target}
     DISCOVERY_MODE PRE_TEST
     DISCOVERY_TIMEOUT 60
@@ -26,6 +33,5 @@ function(ranktest_add_inner_binary name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ranktest::main ranktest::ranktest
                                         ${ARG_LIBRARIES})
-  set_target_properties(${name} PROPERTIES ENABLE_EXPORTS ON)
-  target_precompile_headers(${name} REUSE_FROM ranktest_pch)
+  _ranktest_reuse_pch(${name})
 endfunction()

@@ -46,7 +46,13 @@ void RankOutput::endOfStream() {
 }
 
 void RankOutput::close() {
-  if (in_stack_) stack_.push_back("(stack cut short)");
+  if (stack_.empty()) return;
+  // Symbolized only now, once the ranks are over: addr2line takes a few
+  // tenths of a second, which the supervisor's poll loop must not wait for.
+  std::vector<std::string> stack = std::move(stack_);
+  stack_ = {stack.front()};
+  appendFrames();
+  stack_.push_back(in_stack_ ? "(stack cut short)" : stack.back());
   in_stack_ = false;
 }
 
@@ -64,8 +70,10 @@ void RankOutput::addLine(const std::string& line) {
   }
   if (marker == 0) {
     in_stack_ = true;
-    stack_cut_ = false;
     stack_.clear();
+    frames_.clear();
+    stack_.push_back(line);
+    return;
   }
   if (in_stack_) {
     addStackLine(line);
@@ -75,22 +83,31 @@ void RankOutput::addLine(const std::string& line) {
   while (tail_.size() > tail_lines_) tail_.pop_front();
 }
 
-// Frames from the harness's rank runner downwards are the same in every
-// report; they are cut.
 void RankOutput::addStackLine(const std::string& line) {
   if (line.rfind(kStackEndMarker, 0) == 0) {
     in_stack_ = false;
     stack_.push_back(line);
     return;
   }
-  if (stack_cut_) return;
-  const std::string frame = demangleFrame(line);
-  if (frame.find("ranktest::internal::RankRunner::run") != std::string::npos) {
-    stack_cut_ = true;
-    stack_.push_back("(ranktest frames below)");
-    return;
+  RawFrame frame = parseFrame(line);
+  frame.text = demangleFrame(frame.text);
+  frames_.push_back(std::move(frame));
+}
+
+// Frames from the harness's rank runner downwards are the same in every
+// report, and googletest's own say nothing about the test: both are cut.
+void RankOutput::appendFrames() {
+  static const std::string executable = ownExecutable();
+  for (const std::string& frame : symbolizeFrames(frames_, executable)) {
+    if (frame.find("ranktest::internal::RankRunner::run") !=
+        std::string::npos) {
+      stack_.push_back("(ranktest frames below)");
+      break;
+    }
+    if (frame.find("testing::internal::") != std::string::npos) continue;
+    stack_.push_back(frame);
   }
-  stack_.push_back(frame);
+  frames_.clear();
 }
 
 }  // namespace ranktest::internal

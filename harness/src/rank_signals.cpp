@@ -1,19 +1,42 @@
 #include "ranktest/internal/rank_signals.h"
 
 #include <execinfo.h>
+#include <link.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "ranktest/internal/rank_launch.h"
 #include "ranktest/internal/record.h"
+#include "ranktest/internal/stack_symbols.h"
 
 namespace ranktest::internal {
 namespace {
 
 int g_rank = -1;
+
+// The executable's load bias and the addresses its segments span, found
+// before any handler runs: frames inside it get a kExeFrameToken with their
+// offset, which the parent turns into file:line (stack_symbols.h).
+std::uintptr_t g_exe_bias = 0;
+std::uintptr_t g_exe_begin = 0;
+std::uintptr_t g_exe_end = 0;
+
+int findExecutable(struct dl_phdr_info* info, std::size_t, void*) {
+  g_exe_bias = info->dlpi_addr;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+    if (segment.p_type != PT_LOAD) continue;
+    const std::uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
+    const std::uintptr_t end = begin + segment.p_memsz;
+    if (g_exe_begin == 0 || begin < g_exe_begin) g_exe_begin = begin;
+    if (end > g_exe_end) g_exe_end = end;
+  }
+  return 1;  // the first object listed is the executable
+}
 
 void writeString(const char* text) {
   ssize_t ignored = ::write(STDERR_FILENO, text, std::strlen(text));
@@ -37,6 +60,22 @@ void writeNumber(long value) {
   writeString(out);
 }
 
+void writeHex(std::uintptr_t value) {
+  char out[2 * sizeof(value) + 1];
+  int n = 0;
+  do {
+    out[n++] = "0123456789abcdef"[value % 16];
+    value /= 16;
+  } while (value > 0);
+  for (int i = 0; i < n / 2; ++i) {
+    const char c = out[i];
+    out[i] = out[n - 1 - i];
+    out[n - 1 - i] = c;
+  }
+  out[n] = '\0';
+  writeString(out);
+}
+
 void dumpStack(const char* reason) {
   writeString(kStackBeginMarker);
   writeNumber(g_rank);
@@ -48,7 +87,18 @@ void dumpStack(const char* reason) {
   void* frames[64];
   const int count = ::backtrace(frames, 64);
   // Skip this function and the signal handler; keep the signal frame.
-  ::backtrace_symbols_fd(frames + 2, count > 2 ? count - 2 : 0, STDERR_FILENO);
+  for (int i = 2; i < count; ++i) {
+    const auto address = reinterpret_cast<std::uintptr_t>(frames[i]);
+    if (address >= g_exe_begin && address < g_exe_end) {
+      // A return address is the instruction after its call: the call's line
+      // is one byte before. The frame after the signal frame (3) is the
+      // interrupted instruction itself.
+      writeString(kExeFrameToken);
+      writeHex(address - g_exe_bias - (i > 3 ? 1 : 0));
+      writeString(" ");
+    }
+    ::backtrace_symbols_fd(frames + i, 1, STDERR_FILENO);
+  }
   writeString(kStackEndMarker);
   writeString("\n");
 }
@@ -88,6 +138,7 @@ void installRankSignalHandlers(int rank) {
   // inside a handler.
   void* warm[4];
   ::backtrace(warm, 4);
+  ::dl_iterate_phdr(findExecutable, nullptr);
   // An alternate stack lets the crash handler run after a stack overflow.
   static char alternate_stack[64 * 1024];
   stack_t stack{};

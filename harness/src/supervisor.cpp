@@ -139,6 +139,7 @@ class Supervisor {
       w.resolved = true;
       applyExitStatus(w.process->waitStatus(), w.finished, options_.reused,
                       w.report);
+      if (w.report.failed()) w.report.noteFailure();
     }
   }
 

@@ -3,7 +3,10 @@
 #include <signal.h>
 #include <string.h>
 
+#include <algorithm>
+#include <chrono>
 #include <sstream>
+#include <vector>
 
 namespace ranktest::internal {
 namespace {
@@ -82,10 +85,9 @@ std::string rankDetails(const RankReport& r) {
   return out;
 }
 
-// A rank that lost its peers mid-collective while some of them had already
-// passed: the ranks issued different collectives (one skipped a collective,
-// a backward, an iteration). The error itself only says "connection reset".
-std::string peerLeftHint(const SuperviseResult& result, const RankReport& r) {
+// Whether the rank's errors say that a peer went away: what a rank still in
+// a collective reports when another rank died or left.
+bool lostPeer(const RankReport& r) {
   static const char* const kPeerGone[] = {
       "Connection reset by peer", "Connection closed by peer", "Broken pipe"};
   bool lost_peer = false;
@@ -96,6 +98,14 @@ std::string peerLeftHint(const SuperviseResult& result, const RankReport& r) {
   };
   for (const RankFailure& f : r.failures) scan(f.message);
   for (const RankException& e : r.exceptions) scan(e.message);
+  return lost_peer;
+}
+
+// A rank that lost its peers mid-collective while some of them had already
+// passed: the ranks issued different collectives (one skipped a collective,
+// a backward, an iteration). The error itself only says "connection reset".
+std::string peerLeftHint(const SuperviseResult& result, const RankReport& r) {
+  const bool lost_peer = lostPeer(r);
   std::string passed;
   for (const RankReport& other : result.ranks) {
     if (other.rank != r.rank && other.passed()) {
@@ -109,6 +119,54 @@ std::string peerLeftHint(const SuperviseResult& result, const RankReport& r) {
          " was still in a collective with it: the ranks ran different "
          "collectives (did one skip a collective, a backward or an "
          "iteration?)\n";
+}
+
+// The ranks that failed by themselves (not at the deadline), in the order
+// the parent learned of it; on a tie (seen in the same poll), one whose error
+// is its own before one that lost a peer.
+std::vector<const RankReport*> failedInOrder(const SuperviseResult& result) {
+  std::vector<const RankReport*> failed;
+  for (const RankReport& r : result.ranks) {
+    if (r.end != RankReport::End::kTimedOut && r.failed()) failed.push_back(&r);
+  }
+  using TimePoint = std::chrono::steady_clock::time_point;
+  std::stable_sort(
+      failed.begin(), failed.end(),
+      [](const RankReport* a, const RankReport* b) {
+        const TimePoint ta = a->failed_at.value_or(TimePoint::max());
+        const TimePoint tb = b->failed_at.value_or(TimePoint::max());
+        if (ta != tb) return ta < tb;
+        return !lostPeer(*a) && lostPeer(*b);
+      });
+  return failed;
+}
+
+// The first line of what a rank reported first, for a collapsed entry.
+std::string firstError(const RankReport& r) {
+  std::string text;
+  if (!r.failures.empty()) {
+    const RankFailure& f = r.failures.front();
+    text = f.file + ":" + std::to_string(f.line) + ": " + f.message;
+  } else if (!r.exceptions.empty()) {
+    text = r.exceptions.front().type + ": " + r.exceptions.front().message;
+  } else {
+    text = describeEnd(r);
+  }
+  return text.substr(0, text.find('\n'));
+}
+
+// Ranks that failed after the root cause, only because a peer went away:
+// one line each.
+std::string collateralSection(
+    const RankReport& root, const std::vector<const RankReport*>& collateral) {
+  if (collateral.empty()) return "";
+  std::string out = "  collateral: failed after rank " +
+                    std::to_string(root.rank) +
+                    ", only because a peer closed or reset its connection:\n";
+  for (const RankReport* r : collateral) {
+    out += "    rank " + std::to_string(r->rank) + ": " + firstError(*r) + "\n";
+  }
+  return out;
 }
 
 VerdictFailure failureAt(const RunDescription& run, const RankReport* r,
@@ -179,13 +237,26 @@ Verdict judge(const RunDescription& run, const SuperviseResult& result) {
     verdict.kind = Verdict::Kind::kFailed;
     verdict.failures.push_back(failureAt(run, nullptr, text));
   }
-  for (const RankReport& r : result.ranks) {
-    if (r.end == RankReport::End::kTimedOut || !r.failed()) continue;
+  // Root cause first: the first rank to fail, in full, with the ranks that
+  // failed after it only because a peer went away collapsed below it; any
+  // other rank that failed on its own follows in full.
+  const std::vector<const RankReport*> failed = failedInOrder(result);
+  std::vector<const RankReport*> collateral;
+  for (std::size_t i = 1; i < failed.size(); ++i) {
+    if (lostPeer(*failed[i])) collateral.push_back(failed[i]);
+  }
+  for (std::size_t i = 0; i < failed.size(); ++i) {
+    const RankReport& r = *failed[i];
+    if (i > 0 && lostPeer(r)) continue;
+    std::string role;
+    if (i == 0 && failed.size() > 1) role = ", the first to fail (root cause)";
+    if (i > 0) role = ", after rank " + std::to_string(failed[0]->rank);
     std::string text = "[ranktest] rank " + std::to_string(r.rank) + " of " +
-                       std::to_string(world) + " " + describeEnd(r) + "\n" +
-                       header(run, result) +
+                       std::to_string(world) + " " + describeEnd(r) + role +
+                       "\n" + header(run, result) +
                        "  other ranks: " + othersLine(result, r.rank) + "\n" +
-                       peerLeftHint(result, r) + rankDetails(r);
+                       peerLeftHint(result, r) + rankDetails(r) +
+                       (i == 0 ? collateralSection(r, collateral) : "");
     verdict.kind = Verdict::Kind::kFailed;
     verdict.failures.push_back(failureAt(run, &r, text));
   }

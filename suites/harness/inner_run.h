@@ -13,17 +13,9 @@
 #include <vector>
 
 #include "process_probe.h"
+#include "sanitizer_slowdown.h"
 
 namespace harness_suite {
-
-// How many times longer an inner run takes in a sanitizer build (a spawned
-// ASan binary loads libtorch for seconds; stacks symbolize slower). Bounds on
-// elapsed time that include the inner binary's start scale by it.
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr int kSanitizerSlowdown = 3;
-#else
-inline constexpr int kSanitizerSlowdown = 1;
-#endif
 
 struct InnerResult {
   int exit_code = -1;  // -1 when killed by a signal

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
 #include <tuple>
 
 #include "inner_run.h"
@@ -13,6 +14,7 @@ namespace harness_suite {
 namespace {
 
 using ::testing::AllOf;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
@@ -116,15 +118,19 @@ TEST_P(HarnessReports, RankLeavingMidCollectiveIsNamedInAHint) {
 TEST_P(HarnessReports, HangIsStoppedAtTheDeadlineWithTheRanksStack) {
   const InnerResult r = run("HangsInRank1");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output,
-              AllOf(HasSubstr("timed out after"),
-                    HasSubstr("(deadline 6 s); still running: rank 1"),
-                    HasSubstr("sleepForeverInRank"),
-                    HasSubstr("[rank 1] rank 1 is about to hang")));
-  // A 6 s deadline, so that a spawned rank reaches its hang on a loaded
-  // machine; the stack request and the report add little.
-  EXPECT_GE(r.elapsed, 6s);
-  EXPECT_LT(r.elapsed, 6s + 2500ms * kSanitizerSlowdown)
+  EXPECT_THAT(
+      r.output,
+      AllOf(HasSubstr("timed out after"),
+            HasSubstr("(deadline " + std::to_string(6 * kSanitizerSlowdown) +
+                      " s); still running: rank 1"),
+            HasSubstr("sleepForeverInRank"),
+            ContainsRegex("sleepForeverInRank\\(int\\) at "
+                          "[^ ]*misbehaving_tests\\.cpp:[0-9]+"),
+            HasSubstr("[rank 1] rank 1 is about to hang")));
+  // The inner deadline is 6 s * kSanitizerSlowdown; the stack request and
+  // the report add little.
+  EXPECT_GE(r.elapsed, 6s * kSanitizerSlowdown);
+  EXPECT_LT(r.elapsed, (6s + 2500ms) * kSanitizerSlowdown)
       << "the report came too long after the deadline";
 }
 

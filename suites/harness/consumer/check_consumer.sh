@@ -1,12 +1,43 @@
 #!/usr/bin/env bash
-# Installs this build into a temporary prefix, builds the consumer project
-# against it with find_package(ranktest), and runs its distributed test.
+# Installs this build into a temporary prefix and, from that prefix only:
+# builds the consumer project (find_package(ranktest ... COMPONENTS distalgo),
+# ranktest_add_suite), runs its tests with ctest, checks that a rank's stack
+# names the consumer's own functions, and that asking for an unknown
+# component fails with a message naming it.
 set -euo pipefail
 build_dir="$1"
 consumer_dir="$2"
 work="$(mktemp -d "${TMPDIR:-/tmp}/ranktest-consumer.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" --component Unspecified >/dev/null
-cmake -S "$consumer_dir" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake -S "$consumer_dir" -B "$work/build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/build" >/dev/null
-"$work/build/consumer" --gtest_brief=1
+ctest --test-dir "$work/build" --no-tests=error --output-on-failure
+
+# Named stacks: the installed package links with exported symbols.
+nm -D --defined-only "$work/build/suite_consumer" >"$work/exported"
+if ! grep -q sumThenHalve "$work/exported"; then
+  echo "check_consumer: suite_consumer does not export its symbols;" \
+    "a rank's stack would show bare addresses" >&2
+  exit 1
+fi
+
+mkdir "$work/unknown"
+cat >"$work/unknown/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.22)
+project(unknown_component LANGUAGES CXX)
+find_package(ranktest CONFIG REQUIRED COMPONENTS nosuch)
+CMAKE
+if cmake -S "$work/unknown" -B "$work/unknown/build" \
+  -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/unknown.log" 2>&1; then
+  echo "check_consumer: COMPONENTS nosuch was accepted" >&2
+  exit 1
+fi
+if ! grep -q "ranktest has no component 'nosuch'" "$work/unknown.log"; then
+  echo "check_consumer: COMPONENTS nosuch failed without naming it:" >&2
+  cat "$work/unknown.log" >&2
+  exit 1
+fi
+echo "check_consumer: installed package, distalgo component, named stacks" \
+  "and the unknown-component error all work"

@@ -15,6 +15,7 @@
 
 #include "process_probe.h"
 #include "ranktest/ranktest.h"
+#include "sanitizer_slowdown.h"
 
 using namespace std::chrono_literals;
 
@@ -75,7 +76,10 @@ RANKTEST_F(InnerReports, Rank1SkipsACollective) {
   pg()->allreduce(t)->wait();
 }
 
-RANKTEST_F(InnerReports, HangsInRank1, ranktest::timeout(6s)) {
+// 6 s (18 s under ASan), so that a spawned rank reaches its hang on a
+// loaded machine.
+RANKTEST_F(InnerReports, HangsInRank1,
+           ranktest::timeout(6s * harness_suite::kSanitizerSlowdown)) {
   if (rank() == 1) sleepForeverInRank(rank());
 }
 

@@ -2,6 +2,7 @@
 
 // What the parent learned about one rank during one test.
 
+#include <chrono>
 #include <deque>
 #include <optional>
 #include <string>
@@ -42,6 +43,14 @@ struct RankReport {
   std::vector<std::string> stack;  // printed at the deadline or on a crash
   std::deque<std::string> tail;    // last lines of output, "[rank N] " prefixed
   std::string stopped_because;     // kStopped: e.g. "rank 1 failed"
+  // When the parent first learned that the rank failed (a failure or an
+  // exception record, or an abnormal end): orders the ranks' failures.
+  std::optional<std::chrono::steady_clock::time_point> failed_at;
+
+  // Sets failed_at, unless an earlier failure set it.
+  void noteFailure() {
+    if (!failed_at) failed_at = std::chrono::steady_clock::now();
+  }
 
   bool passed() const { return end == End::kFinished && code == 0; }
   bool skipped() const {

@@ -1,8 +1,10 @@
 #pragma once
 
 // Turns the ranks' reports into one gtest outcome: passed; skipped when every
-// rank skipped alike; otherwise failed, with one failure per failing rank (and
-// one for an interrupt or a timeout).
+// rank skipped alike; otherwise failed: the first rank to fail (the root
+// cause), with the ranks that failed after it only because a peer went away
+// collapsed under it, then each other failing rank in the order it failed
+// (and one failure for an interrupt or a timeout).
 
 #include <string>
 #include <vector>

@@ -37,9 +37,15 @@ struct WatchedRank {
   bool resolved = false;  // its part of the test is over
 
  private:
-  void handle(const RankFailure& r) { report.failures.push_back(r); }
+  void handle(const RankFailure& r) {
+    report.noteFailure();
+    report.failures.push_back(r);
+  }
   void handle(const Skip& r) { report.skip = r; }
-  void handle(const RankException& r) { report.exceptions.push_back(r); }
+  void handle(const RankException& r) {
+    report.noteFailure();
+    report.exceptions.push_back(r);
+  }
   void handle(const DebugWaitingRecord& r);
   void handle(const StackDumpedRecord&) { stack_dumped = true; }
   void handle(const FinishedRecord& r);
