@@ -15,6 +15,7 @@ void zero(Flags& flags);
 void averaging(Flags& flags);
 void quantization(Flags& flags);
 void checkpoint(Flags& flags);
+void collectiveCheck(Flags& flags);
 
 // --warmup, --steps and --block over the benchmark's defaults.
 Schedule scheduleFlags(Flags& flags, const Schedule& defaults);

@@ -2,7 +2,8 @@
 //
 //   bench_algorithms <benchmark> --out=FILE [--name=value...]
 //
-// Benchmarks: ddp_step, join, zero, averaging, quantization, checkpoint;
+// Benchmarks: ddp_step, join, zero, averaging, quantization, checkpoint,
+// collective_check;
 // their flags and defaults are at the top of each one's run function.
 // Usually run through bench/run, which keeps the samples and summarises
 // them.
@@ -32,12 +33,13 @@ int main(int argc, char** argv) {
         {"zero", &bench::zero},
         {"averaging", &bench::averaging},
         {"quantization", &bench::quantization},
-        {"checkpoint", &bench::checkpoint}};
+        {"checkpoint", &bench::checkpoint},
+        {"collective_check", &bench::collectiveCheck}};
     const auto it = argc > 1 ? kBenchmarks.find(argv[1]) : kBenchmarks.end();
     if (it == kBenchmarks.end()) {
       throw std::invalid_argument(
           "usage: bench_algorithms ddp_step|join|zero|averaging|quantization|"
-          "checkpoint --out=FILE [--name=value...]");
+          "checkpoint|collective_check --out=FILE [--name=value...]");
     }
     bench::Flags flags(argc - 1, argv + 1);
     it->second(flags);

@@ -6,12 +6,36 @@
 #include <string>
 
 #include "ranktest/internal/interrupted_run.h"
+#include "ranktest/internal/launched_job.h"
 #include "ranktest/internal/rank_process.h"
 #include "ranktest/internal/rank_runner.h"
 #include "ranktest/param_test.h"
 #include "ranktest/ranktest.h"
 
 namespace ranktest {
+namespace {
+
+// Started by a launcher: this process is one rank of the job. Only rank 0
+// prints and writes the XML; the others keep quiet unless
+// RANKTEST_ALL_RANKS_REPORT=1.
+void joinLaunchedJob() {
+  std::unique_ptr<internal::LaunchedJob> job;
+  try {
+    job = internal::LaunchedJob::join(settings().default_timeout * 5);
+  } catch (const std::exception& error) {
+    std::cerr << "[ranktest] " << error.what() << std::endl;
+    std::exit(kTestErrorExitCode);
+  }
+  if (!job) return;
+  if (job->launched().rank != 0 && !settings().all_ranks_report) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    delete listeners.Release(listeners.default_xml_generator());
+  }
+  internal::LaunchedJob::setCurrent(std::move(job));
+}
+
+}  // namespace
 
 void init(int* argc, char** argv) {
   // Before gtest strips its flags: a spawned rank gets them too.
@@ -34,11 +58,15 @@ void init(int* argc, char** argv) {
   if (launch) {
     internal::runRankProcess(*launch);
   }
+  if (!settings().listing_tests) joinLaunchedJob();
   internal::endRunsInOrderOnInterrupt();
 }
 
 int runAllTests() {
   const int result = internal::exitCodeOfRun(RUN_ALL_TESTS());
+  if (internal::LaunchedJob* job = internal::LaunchedJob::current()) {
+    job->finish();
+  }
   if (result != 0 || GTEST_FLAG_GET(list_tests)) return result;
   // As googletest's newer --gtest_fail_if_no_test_selected, always on: a
   // filter that matches nothing (a typo, or a name from another build) must

@@ -14,6 +14,7 @@
 #include "ranktest/backends.h"
 #include "ranktest/distributed_test.h"
 #include "ranktest/internal/instance_plan.h"
+#include "ranktest/internal/launched_job.h"
 #include "ranktest/internal/rank_process.h"
 #include "ranktest/internal/registry.h"
 #include "ranktest/internal/rendezvous.h"
@@ -115,6 +116,10 @@ SuperviseResult runReused(const TestInstance& t) {
 }
 
 std::string describeRun(const TestInstance& t) {
+  if (const LaunchedJob* job = LaunchedJob::current()) {
+    return "under " + job->launched().launcher + ", " +
+           toString(t.options.start_method) + ", " + t.backend;
+  }
   return toString(t.options.start_method) + ", " + toString(t.options.store) +
          ", " + t.backend +
          (t.options.reuse_processes ? ", reused processes" : "");
@@ -140,14 +145,19 @@ class ParentTest : public ::testing::Test {
       GTEST_SKIP() << describeSkip(*instance_->deselected,
                                    "not in this run's cell");
     }
-    if (auto skip = checkConditions(*instance_)) {
-      GTEST_SKIP() << describeSkip(*skip, "checked before starting ranks");
-    }
     // A worker that died must not kill the parent through a write.
     ::signal(SIGPIPE, SIG_IGN);
-    const SuperviseResult result = instance_->options.reuse_processes
-                                       ? runReused(*instance_)
-                                       : runFresh(*instance_);
+    SuperviseResult result;
+    if (LaunchedJob* job = LaunchedJob::current()) {
+      // Each rank checks its own host; the ranks agree before any starts.
+      result = job->run(*instance_, superviseOptions(*instance_, false),
+                        checkConditions(*instance_));
+    } else if (auto skip = checkConditions(*instance_)) {
+      GTEST_SKIP() << describeSkip(*skip, "checked before starting ranks");
+    } else {
+      result = instance_->options.reuse_processes ? runReused(*instance_)
+                                                  : runFresh(*instance_);
+    }
     const Verdict verdict =
         judge({instance_->fullName(), instance_->file, instance_->line,
                describeRun(*instance_), instance_->timeout(),
@@ -191,6 +201,9 @@ bool registerTest(const std::string& suite, const std::string& name,
   if (env.start_method) options.start_method = *env.start_method;
   if (env.store) options.store = *env.store;
   if (env.reuse_processes) options.reuse_processes = *env.reuse_processes;
+  if (env.check_collectives) {
+    options.check_collectives = *env.check_collectives;
+  }
   for (const TestTrait& trait : traits) trait.apply(options);
   options.timeout =
       internal::scaled(options.timeout.value_or(env.default_timeout));

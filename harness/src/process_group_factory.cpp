@@ -11,17 +11,24 @@
 
 namespace ranktest::internal {
 
+c10::intrusive_ptr<c10d::ProcessGroupGloo> createGlooGroup(
+    const c10::intrusive_ptr<c10d::Store>& store, int rank, int world_size,
+    std::chrono::milliseconds timeout, const std::string& host) {
+  auto options = c10d::ProcessGroupGloo::Options::create(timeout);
+  // An address, not a name: on one machine loopback, where no outside
+  // interface needs to resolve.
+  options->devices.push_back(
+      c10d::ProcessGroupGloo::createDeviceForHostname(host));
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world_size,
+                                                     options);
+}
+
 c10::intrusive_ptr<c10d::ProcessGroup> createProcessGroup(
     const std::string& backend, const c10::intrusive_ptr<c10d::Store>& store,
-    int rank, int world_size, std::chrono::milliseconds timeout) {
+    int rank, int world_size, std::chrono::milliseconds timeout,
+    const std::string& gloo_host) {
   if (backend == "gloo") {
-    auto options = c10d::ProcessGroupGloo::Options::create(timeout);
-    // Loopback only: ranks share the machine, and no outside interface needs
-    // to resolve.
-    options->devices.push_back(
-        c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-    return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world_size,
-                                                       options);
+    return createGlooGroup(store, rank, world_size, timeout, gloo_host);
   }
 #ifdef RANKTEST_WITH_NCCL
   if (backend == "nccl") {

@@ -10,15 +10,16 @@ namespace ranktest::internal {
 std::string encodeRankLaunch(const RankLaunch& launch) {
   std::ostringstream out;
   out << launch.rank << '|' << launch.world_size << '|' << launch.backend << '|'
-      << launch.store << '|' << launch.timeout.count() << '|'
-      << (launch.debug_wait ? 1 : 0) << '|' << launch.test;
+      << launch.store << '|' << launch.store_prefix << '|' << launch.gloo_host
+      << '|' << launch.timeout.count() << '|' << (launch.debug_wait ? 1 : 0)
+      << '|' << (launch.check_collectives ? 1 : 0) << '|' << launch.test;
   return out.str();
 }
 
 RankLaunch decodeRankLaunch(const std::string& value) {
   std::vector<std::string> fields;
   std::size_t start = 0;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < 9; ++i) {
     const std::size_t bar = value.find('|', start);
     if (bar == std::string::npos) {
       throw std::invalid_argument("malformed " + std::string(kRankFlag) +
@@ -33,9 +34,12 @@ RankLaunch decodeRankLaunch(const std::string& value) {
   launch.world_size = std::stoi(fields[1]);
   launch.backend = fields[2];
   launch.store = fields[3];
-  launch.timeout = std::chrono::milliseconds(std::stoll(fields[4]));
-  launch.debug_wait = fields[5] == "1";
-  launch.test = fields[6];
+  launch.store_prefix = fields[4];
+  launch.gloo_host = fields[5];
+  launch.timeout = std::chrono::milliseconds(std::stoll(fields[6]));
+  launch.debug_wait = fields[7] == "1";
+  launch.check_collectives = fields[8] == "1";
+  launch.test = fields[9];
   return launch;
 }
 

@@ -11,8 +11,10 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <typeinfo>
 
+#include "ranktest/collective_check.h"
 #include "ranktest/distributed_test.h"
 #include "ranktest/internal/process_group_factory.h"
 #include "ranktest/internal/rank_signals.h"
@@ -20,6 +22,7 @@
 #include "ranktest/internal/registry.h"
 #include "ranktest/internal/rendezvous.h"
 #include "ranktest/internal/test_groups.h"
+#include "ranktest/internal/throw_sites.h"
 #include "ranktest/run_ranks.h"
 
 namespace ranktest {
@@ -90,10 +93,12 @@ void reportException(const std::string& type, const std::string& message) {
 class RankRunner {
  public:
   // Runs `body` on the group `acquire` gives (building it may throw and is
-  // reported as this body's failure); leaves the group in `*used`. Returns the
-  // exit code the outcome stands for.
+  // reported as this body's failure), wrapped in the collective-mismatch
+  // check when asked; leaves the group in `*used`. Returns the exit code the
+  // outcome stands for.
   template <typename Acquire>
   static int run(const RankLaunch& launch, Acquire acquire, TestGroup* used,
+                 bool check_collectives,
                  const std::function<void(const Rank&)>& body) {
     g_listener->reset();
     std::optional<SkipRankSignal> skip;
@@ -106,17 +111,28 @@ class RankRunner {
       context.device = rankDevice(launch.backend, launch.rank);
       *used = acquire();
       context.store = used->store;
-      context.pg = used->pg;
+      context.pg = check_collectives
+                       ? withCollectiveCheck(used->pg, used->store,
+                                             launch.timeout, launch.gloo_host)
+                       : used->pg;
       body(context);
     } catch (const SkipRankSignal& signal) {
       skip = signal;
     } catch (const c10::Error& error) {
       threw = true;
       reportException("c10::Error", error.what_without_backtrace());
-      std::cerr << error.what() << std::endl;
+      // libtorch's own backtrace repeats the recorded stack without file and
+      // line; its first line, the source location in libtorch, is kept.
+      if (printThrowSite(dynamic_cast<const void*>(&error))) {
+        const std::string& trace = error.backtrace();
+        std::cerr << trace.substr(0, trace.find('\n')) << std::endl;
+      } else {
+        std::cerr << error.what() << std::endl;
+      }
     } catch (const std::exception& error) {
       threw = true;
       reportException(demangle(typeid(error).name()), error.what());
+      printThrowSite(dynamic_cast<const void*>(&error));
     } catch (...) {
       threw = true;
       reportException("unknown",
@@ -192,13 +208,18 @@ void waitForDebugger() {
 // the parent, and the debugger wait when asked.
 void prepareRank(const RankLaunch& launch) {
   installRankSignalHandlers(launch.rank);
+  recordThrowSites();
   takeOverGtestOutput();
   if (launch.debug_wait) waitForDebugger();
 }
 
 TestGroup buildOneShotGroup(const RankLaunch& launch) {
-  return buildTestGroup(
-      launch, connectStore(launch.store, launch.world_size, launch.timeout));
+  c10::intrusive_ptr<c10d::Store> store =
+      connectStore(launch.store, launch.world_size, launch.timeout);
+  if (!launch.store_prefix.empty()) {
+    store = c10::make_intrusive<c10d::PrefixStore>(launch.store_prefix, store);
+  }
+  return buildTestGroup(launch, store);
 }
 
 std::function<void(const Rank&)> fixtureBody(const TestInstance& instance) {
@@ -213,17 +234,19 @@ void runRankProcess(const RankLaunch& launch) {
   prepareRank(launch);
   if (!launch.test.empty()) {
     TestGroup group;
+    const TestInstance& instance = lookup(launch.test);
     finishAndExit(RankRunner::run(
         launch, [&] { return buildOneShotGroup(launch); }, &group,
-        fixtureBody(lookup(launch.test))));
+        instance.options.check_collectives, fixtureBody(instance)));
   }
   // A reused worker: a fresh group per test, each built ahead of its test.
   WorkerGroups groups(launch);
   while (const std::optional<RunRecord> command = receiveRun(kControlFd)) {
     TestGroup group;
+    const TestInstance& instance = lookup(command->test);
     const int code = RankRunner::run(
         launch, [&] { return groups.take(command->sequence); }, &group,
-        fixtureBody(lookup(command->test)));
+        instance.options.check_collectives, fixtureBody(instance));
     flushOutput();
     sendResult(kResultFd, FinishedRecord{code});
     groups.retire(std::move(group));
@@ -237,7 +260,8 @@ void runRankBody(const RankLaunch& launch,
   prepareRank(launch);
   TestGroup group;
   finishAndExit(RankRunner::run(
-      launch, [&] { return buildOneShotGroup(launch); }, &group, body));
+      launch, [&] { return buildOneShotGroup(launch); }, &group,
+      launch.check_collectives, body));
 }
 
 }  // namespace internal

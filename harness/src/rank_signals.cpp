@@ -76,7 +76,10 @@ void writeHex(std::uintptr_t value) {
   writeString(out);
 }
 
-void dumpStack(const char* reason) {
+}  // namespace
+
+void printStack(const char* reason, void* const* frames, int count,
+                int exact_frame) {
   writeString(kStackBeginMarker);
   writeNumber(g_rank);
   writeString(" (pid ");
@@ -84,23 +87,30 @@ void dumpStack(const char* reason) {
   writeString(", ");
   writeString(reason);
   writeString(")\n");
-  void* frames[64];
-  const int count = ::backtrace(frames, 64);
-  // Skip this function and the signal handler; keep the signal frame.
-  for (int i = 2; i < count; ++i) {
+  for (int i = 0; i < count; ++i) {
     const auto address = reinterpret_cast<std::uintptr_t>(frames[i]);
     if (address >= g_exe_begin && address < g_exe_end) {
       // A return address is the instruction after its call: the call's line
-      // is one byte before. The frame after the signal frame (3) is the
-      // interrupted instruction itself.
+      // is one byte before.
       writeString(kExeFrameToken);
-      writeHex(address - g_exe_bias - (i > 3 ? 1 : 0));
+      writeHex(address - g_exe_bias - (i == exact_frame ? 0 : 1));
       writeString(" ");
     }
     ::backtrace_symbols_fd(frames + i, 1, STDERR_FILENO);
   }
   writeString(kStackEndMarker);
   writeString("\n");
+}
+
+namespace {
+
+void dumpStack(const char* reason) {
+  void* frames[64];
+  const int count = ::backtrace(frames, 64);
+  // Skip this function and the signal handler; keep the signal frame. The
+  // frame after it is the interrupted instruction itself, not a return
+  // address.
+  printStack(reason, frames + 2, count - 2, /*exact_frame=*/1);
 }
 
 void onStackRequest(int signal_number, siginfo_t*, void*) {

@@ -61,11 +61,16 @@ c10::intrusive_ptr<c10d::Store> connectStore(
     store = c10::make_intrusive<c10d::FileStore>(
         "/proc/self/fd/" + std::to_string(kStoreFileFd), world_size);
   } else if (address.rfind("tcp:", 0) == 0) {
+    // tcp:<port> or tcp:<host>:<port>
+    const std::size_t colon = address.rfind(':');
+    const std::string host =
+        colon > 3 ? address.substr(4, colon - 4) : std::string("127.0.0.1");
     c10d::TCPStoreOptions options;
-    options.port = static_cast<std::uint16_t>(std::stoi(address.substr(4)));
+    options.port =
+        static_cast<std::uint16_t>(std::stoi(address.substr(colon + 1)));
     options.isServer = false;
     options.timeout = timeout;
-    store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
+    store = c10::make_intrusive<c10d::TCPStore>(host, options);
   } else {
     throw std::invalid_argument("ranktest: unknown store address '" + address +
                                 "'");

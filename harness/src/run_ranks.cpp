@@ -57,6 +57,7 @@ RunResult runRanks(const RunOptions& options,
     launch.backend = options.backend;
     launch.store = rendezvous.address();
     launch.timeout = options.timeout;
+    launch.check_collectives = options.check_collectives;
     owned.push_back(internal::RankProcess::start(
         launch, StartMethod::kFork, rendezvous.fileFd(), /*reusable=*/false,
         [launch, &body] { internal::runRankBody(launch, body); }));

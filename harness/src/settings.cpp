@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "ranktest/backends.h"
+#include "ranktest/internal/launcher_env.h"
 
 namespace ranktest {
 namespace {
@@ -75,8 +76,18 @@ bool listingTests() {
 
 Settings parse() {
   Settings s;
-  if (auto ws = integer(s, "WORLD_SIZE", 1))
+  if (auto ws = integer(s, "WORLD_SIZE", 1)) {
     s.world_size = static_cast<int>(*ws);
+  } else {
+    // mpirun, srun and PMI launchers set no WORLD_SIZE: their job's size
+    // chooses the cell as well (a bad environment is init()'s to report).
+    try {
+      if (auto launched =
+              internal::detectLauncher(&internal::processEnvironment))
+        s.world_size = launched->world_size;
+    } catch (const std::invalid_argument&) {
+    }
+  }
   s.backend = backendFromEnvironment();
   if (s.backend != "gloo" && s.backend != "nccl") {
     complain(s, "BACKEND='" + s.backend + "' is not one of gloo, nccl");
@@ -94,12 +105,16 @@ Settings parse() {
     s.timeout_scale = *scale;
   if (auto reuse = integer(s, "RANKTEST_REUSE", 0))
     s.reuse_processes = *reuse != 0;
+  if (auto check = integer(s, "RANKTEST_CHECK_COLLECTIVES", 0))
+    s.check_collectives = *check != 0;
   s.verbose = integer(s, "RANKTEST_VERBOSE", 0).value_or(0) != 0;
   if (auto r = integer(s, "RANKTEST_DEBUG_RANK", 0))
     s.debug_rank = static_cast<int>(*r);
   if (auto lines = integer(s, "RANKTEST_OUTPUT_LINES", 0)) {
     s.output_lines = static_cast<std::size_t>(*lines);
   }
+  s.all_ranks_report =
+      integer(s, "RANKTEST_ALL_RANKS_REPORT", 0).value_or(0) != 0;
   s.listing_tests = listingTests();
   return s;
 }

@@ -32,6 +32,7 @@ class Supervisor {
     const auto start = Clock::now();
     auto deadline = start + options_.timeout;
     std::optional<Clock::time_point> first_skip;
+    auto next_stop_check = start;
     bool timed_out = false;
     int interrupted_by = 0;
     for (;;) {
@@ -49,6 +50,13 @@ class Supervisor {
                        " failed");
         break;
       }
+      if (options_.stop_check && Clock::now() >= next_stop_check) {
+        next_stop_check = Clock::now() + options_.stop_check_interval;
+        if (const std::optional<std::string> why = options_.stop_check()) {
+          stopUnresolved(*why);
+          break;
+        }
+      }
       if (!first_skip && anySkipped()) first_skip = Clock::now();
       if (first_skip && Clock::now() >= *first_skip + options_.skip_grace) {
         stopUnresolved("another rank skipped");
@@ -62,6 +70,7 @@ class Supervisor {
       auto wake =
           deadlineLifted() ? Clock::now() + std::chrono::seconds(1) : deadline;
       if (first_skip) wake = std::min(wake, *first_skip + options_.skip_grace);
+      if (options_.stop_check) wake = std::min(wake, next_stop_check);
       pollOnce(wake);
     }
     drain();

@@ -42,6 +42,10 @@ TestTrait reuseProcesses(bool reuse) {
   return {[reuse](TestOptions& o) { o.reuse_processes = reuse; }};
 }
 
+TestTrait checkCollectives(bool check) {
+  return {[check](TestOptions& o) { o.check_collectives = check; }};
+}
+
 TestTrait require(Requirement check) { return requirement(std::move(check)); }
 
 TestTrait skipIfLessThanGpus(int gpus) {

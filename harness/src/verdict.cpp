@@ -199,6 +199,16 @@ std::string describeSignal(int signal_number) {
          " (" + (text ? text : "unknown") + ")";
 }
 
+namespace {
+
+// "rank R of W", and where it ran when ranks span hosts.
+std::string rankOf(const RankReport& r, int world) {
+  return "rank " + std::to_string(r.rank) + " of " + std::to_string(world) +
+         (r.where.empty() ? "" : " (" + r.where + ")");
+}
+
+}  // namespace
+
 Verdict judge(const RunDescription& run, const SuperviseResult& result) {
   Verdict verdict;
   const int world = static_cast<int>(result.ranks.size());
@@ -211,8 +221,7 @@ Verdict judge(const RunDescription& run, const SuperviseResult& result) {
                        header(run, result);
     for (const RankReport& r : result.ranks) {
       if (r.end != RankReport::End::kStopped || r.failed()) continue;
-      text += "rank " + std::to_string(r.rank) + " of " +
-              std::to_string(world) + " was still running:\n" + rankDetails(r);
+      text += rankOf(r, world) + " was still running:\n" + rankDetails(r);
     }
     verdict.kind = Verdict::Kind::kFailed;
     verdict.failures.push_back(failureAt(run, nullptr, text));
@@ -231,8 +240,7 @@ Verdict judge(const RunDescription& run, const SuperviseResult& result) {
                        still + "\n" + header(run, result);
     for (const RankReport& r : result.ranks) {
       if (r.end != RankReport::End::kTimedOut) continue;
-      text += "rank " + std::to_string(r.rank) + " of " +
-              std::to_string(world) + " was still running:\n" + rankDetails(r);
+      text += rankOf(r, world) + " was still running:\n" + rankDetails(r);
     }
     verdict.kind = Verdict::Kind::kFailed;
     verdict.failures.push_back(failureAt(run, nullptr, text));
@@ -251,9 +259,8 @@ Verdict judge(const RunDescription& run, const SuperviseResult& result) {
     std::string role;
     if (i == 0 && failed.size() > 1) role = ", the first to fail (root cause)";
     if (i > 0) role = ", after rank " + std::to_string(failed[0]->rank);
-    std::string text = "[ranktest] rank " + std::to_string(r.rank) + " of " +
-                       std::to_string(world) + " " + describeEnd(r) + role +
-                       "\n" + header(run, result) +
+    std::string text = "[ranktest] " + rankOf(r, world) + " " + describeEnd(r) +
+                       role + "\n" + header(run, result) +
                        "  other ranks: " + othersLine(result, r.rank) + "\n" +
                        peerLeftHint(result, r) + rankDetails(r) +
                        (i == 0 ? collateralSection(r, collateral) : "");

@@ -32,10 +32,21 @@ using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
 // The inner run sees none of the variables that pick a matrix cell or change
-// the harness, except those the test sets.
-bool inherited(const std::string& entry) {
+// the harness, except those the test sets, and the run's start method unless
+// the test sets its own: ci/sanitize spawns every rank, since a forked one
+// can inherit a lock of ASan's allocator held by another thread.
+bool inherited(const std::string& entry, const InnerOptions& options) {
+  static const std::string kStartMethod = "RANKTEST_START_METHOD";
+  if (entry.rfind(kStartMethod + "=", 0) == 0) {
+    return options.env.count(kStartMethod) == 0;
+  }
+  // A launcher's variables too: the suite itself may run under one, and
+  // the inner run is no rank of that job.
   for (const char* prefix :
-       {"WORLD_SIZE=", "BACKEND=", "RANKTEST_", "GTEST_", "TMPDIR="}) {
+       {"WORLD_SIZE=", "BACKEND=", "RANKTEST_", "GTEST_", "TMPDIR=", "RANK=",
+        "LOCAL_RANK=", "LOCAL_WORLD_SIZE=", "GROUP_RANK=", "GROUP_WORLD_SIZE=",
+        "ROLE_", "MASTER_ADDR=", "MASTER_PORT=", "TORCHELASTIC_", "OMPI_",
+        "PMI_", "PMIX_", "SLURM_"}) {
     if (entry.rfind(prefix, 0) == 0) return false;
   }
   return true;
@@ -156,7 +167,7 @@ InnerResult runInner(const InnerOptions& options) {
 
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (inherited(*e)) env.emplace_back(*e);
+    if (inherited(*e, options)) env.emplace_back(*e);
   }
   const std::string root = freshRootPath(token);
   const std::string tmp = root + "/tmp";
@@ -168,11 +179,11 @@ InnerResult runInner(const InnerOptions& options) {
     env.back() += '=';
     env.back() += value;
   }
-  std::vector<std::string> args = {options.binary.empty()
-                                       ? std::string(RANKTEST_INNER_BINARY)
-                                       : options.binary,
-                                   "--gtest_filter=" + options.filter,
-                                   "--gtest_output=xml:" + out + "/inner.xml"};
+  std::vector<std::string> args = options.launcher;
+  args.push_back(options.binary.empty() ? std::string(RANKTEST_INNER_BINARY)
+                                        : options.binary);
+  args.push_back("--gtest_filter=" + options.filter);
+  args.push_back("--gtest_output=xml:" + out + "/inner.xml");
   args.insert(args.end(), options.args.begin(), options.args.end());
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());

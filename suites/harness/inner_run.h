@@ -36,6 +36,9 @@ struct InnerOptions {
   // until it returns true.
   std::function<bool(pid_t, const std::string&, const std::string&)> watcher;
   std::vector<std::string> args;  // more arguments, after those
+  // A launcher and its arguments to start the binary with (its path first,
+  // e.g. {"/usr/bin/torchrun", "--standalone", ...}); empty: none.
+  std::vector<std::string> launcher;
   // > 0: the inner run's soft RLIMIT_NOFILE.
   unsigned long open_files_limit = 0;
 };

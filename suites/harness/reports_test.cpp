@@ -69,13 +69,27 @@ TEST_P(HarnessReports, FatalAssertionEndsTheBodyOfThatRank) {
   EXPECT_THAT(r.output, Not(HasSubstr("rank 1 went past the assertion")));
 }
 
-TEST_P(HarnessReports, ExceptionIsReportedWithTypeAndText) {
+TEST_P(HarnessReports, ExceptionIsReportedWithTypeTextAndWhereItWasThrown) {
   const InnerResult r = run("ThrowsInRank1");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output,
               AllOf(HasSubstr("rank 1 of 2 failed"),
                     HasSubstr("uncaught exception std::runtime_error"),
-                    HasSubstr("boom from rank 1")));
+                    HasSubstr("boom from rank 1"),
+                    HasSubstr("where the uncaught exception was thrown"),
+                    ContainsRegex("throwBoomFromRank\\(int\\) at "
+                                  "[^ ]*misbehaving_tests\\.cpp:[0-9]+")));
+}
+
+// The throw inside libtorch is seen too: its stack leads to the test's call.
+TEST_P(HarnessReports, LibtorchErrorShowsTheTestFrameThatCalledIt) {
+  const InnerResult r = run("LibtorchThrowsInRank1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output,
+              AllOf(HasSubstr("uncaught exception c10::Error"),
+                    HasSubstr("where the uncaught exception was thrown"),
+                    ContainsRegex("addMismatchedShapesInRank\\(int\\) at "
+                                  "[^ ]*misbehaving_tests\\.cpp:[0-9]+")));
 }
 
 TEST_P(HarnessReports, SegfaultNamesTheSignalAndStopsTheOtherRanksAtOnce) {

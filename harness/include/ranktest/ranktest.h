@@ -5,6 +5,7 @@
 // init() and runAllTests() from your own main).
 
 #include "ranktest/backends.h"
+#include "ranktest/collective_check.h"
 #include "ranktest/counting_process_group.h"
 #include "ranktest/distributed_test.h"
 #include "ranktest/param_test.h"

@@ -48,6 +48,9 @@ struct RunOptions {
   // Print each rank's output live, "[rank N] "-prefixed, on stderr; otherwise
   // only a failing rank's last lines appear, in the message.
   bool stream_output = false;
+  // Wrap each rank's group in the collective-mismatch check
+  // (TestOptions::check_collectives).
+  bool check_collectives = false;
 };
 
 // How the run ended.

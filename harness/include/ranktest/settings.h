@@ -9,9 +9,12 @@
 //   RANKTEST_TIMEOUT       default deadline in seconds (default 60)
 //   RANKTEST_TIMEOUT_SCALE multiplies every deadline (slow machines)
 //   RANKTEST_REUSE         1/0: force process reuse on or off
+//   RANKTEST_CHECK_COLLECTIVES 1/0: the collective-mismatch check on or off
 //   RANKTEST_VERBOSE       1: stream every rank's output live
 //   RANKTEST_DEBUG_RANK    r: rank r waits for a debugger before its body
 //   RANKTEST_OUTPUT_LINES  lines of output kept per rank for reports (60)
+//   RANKTEST_ALL_RANKS_REPORT 1: under a launcher, every rank prints its
+//                          report and writes XML, not only rank 0
 //
 // WORLD_SIZE and BACKEND choose the matrix cell that runs; they never rename
 // tests (see internal/instance_plan.h).
@@ -32,9 +35,11 @@ struct Settings {
   std::chrono::milliseconds default_timeout{60000};
   double timeout_scale = 1.0;
   std::optional<bool> reuse_processes;
+  std::optional<bool> check_collectives;
   bool verbose = false;
   std::optional<int> debug_rank;
   std::size_t output_lines = 60;
+  bool all_ranks_report = false;
   // The process only lists tests (--gtest_list_tests), read from the command
   // line itself: tests register before main() runs.
   bool listing_tests = false;

@@ -60,6 +60,9 @@ struct TestOptions {
   std::optional<std::chrono::milliseconds> timeout;
   // Keep rank processes alive across the fixture's tests.
   bool reuse_processes = false;
+  // Before each collective on pg(), the ranks compare op, dtypes and shapes;
+  // a mismatch fails every rank at once instead of hanging (see README).
+  bool check_collectives = false;
   std::vector<Requirement> requirements;
 };
 
@@ -77,6 +80,7 @@ TestTrait timeout(std::chrono::milliseconds deadline);
 TestTrait startMethod(StartMethod method);
 TestTrait store(StoreKind kind);
 TestTrait reuseProcesses(bool reuse);
+TestTrait checkCollectives(bool check = true);
 TestTrait require(Requirement requirement);
 
 // Ready requirements, each with its PyTorch skip code.

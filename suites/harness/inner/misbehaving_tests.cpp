@@ -11,6 +11,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "process_probe.h"
@@ -48,8 +50,22 @@ RANKTEST_F(InnerReports, AssertStopsTheBodyInRank1) {
   std::cout << "rank " << rank() << " went past the assertion" << std::endl;
 }
 
+[[gnu::noinline]] void throwBoomFromRank(int rank) {
+  throw std::runtime_error("boom from rank " + std::to_string(rank));
+}
+
 RANKTEST_F(InnerReports, ThrowsInRank1) {
-  if (rank() == 1) throw std::runtime_error("boom from rank 1");
+  if (rank() == 1) throwBoomFromRank(rank());
+}
+
+// libtorch throws (c10::Error) from inside its own library.
+[[gnu::noinline]] void addMismatchedShapesInRank(int rank) {
+  const at::Tensor sum = at::ones({2}) + at::ones({3 + rank});
+  std::cout << sum << std::endl;
+}
+
+RANKTEST_F(InnerReports, LibtorchThrowsInRank1) {
+  if (rank() == 1) addMismatchedShapesInRank(rank());
 }
 
 RANKTEST_F(InnerReports, SegfaultsInRank1) {

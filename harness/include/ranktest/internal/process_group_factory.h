@@ -9,11 +9,22 @@
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
+namespace c10d {
+class ProcessGroupGloo;
+}  // namespace c10d
+
 namespace ranktest::internal {
+
+// A Gloo group listening on `host`, loopback unless ranks span hosts
+// (include ProcessGroupGloo.hpp to use it).
+c10::intrusive_ptr<c10d::ProcessGroupGloo> createGlooGroup(
+    const c10::intrusive_ptr<c10d::Store>& store, int rank, int world_size,
+    std::chrono::milliseconds timeout, const std::string& host = "127.0.0.1");
 
 c10::intrusive_ptr<c10d::ProcessGroup> createProcessGroup(
     const std::string& backend, const c10::intrusive_ptr<c10d::Store>& store,
-    int rank, int world_size, std::chrono::milliseconds timeout);
+    int rank, int world_size, std::chrono::milliseconds timeout,
+    const std::string& gloo_host = "127.0.0.1");
 
 // The device a rank of `backend` computes on.
 c10::Device rankDevice(const std::string& backend, int rank);

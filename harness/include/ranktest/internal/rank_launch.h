@@ -23,13 +23,21 @@ struct RankLaunch {
   int rank = 0;
   int world_size = 0;
   std::string backend = "gloo";
-  // "file" (the store file is open at kStoreFileFd) or "tcp:<port>".
+  // "file" (the store file is open at kStoreFileFd), "tcp:<port>" on
+  // loopback or "tcp:<host>:<port>".
   std::string store = "file";
+  // Prepended to every key of the test's store ("" for none): ranks of a
+  // launched job share one store across tests.
+  std::string store_prefix;
+  // The address this rank's Gloo listens on.
+  std::string gloo_host = "127.0.0.1";
   std::chrono::milliseconds timeout{60000};
   // One test to run, by full name; empty for a reused worker, which reads
   // kRun records from kControlFd until end of file.
   std::string test;
   bool debug_wait = false;
+  // runRanks() bodies only: a fixture test's rank reads its own options.
+  bool check_collectives = false;
 };
 
 std::string encodeRankLaunch(const RankLaunch& launch);

@@ -43,6 +43,8 @@ struct RankReport {
   std::vector<std::string> stack;  // printed at the deadline or on a crash
   std::deque<std::string> tail;    // last lines of output, "[rank N] " prefixed
   std::string stopped_because;     // kStopped: e.g. "rank 1 failed"
+  // Where the rank ran, when ranks span hosts ("host h1, pid 42"); else "".
+  std::string where;
   // When the parent first learned that the rank failed (a failure or an
   // exception record, or an abnormal end): orders the ranks' failures.
   std::optional<std::chrono::steady_clock::time_point> failed_at;

@@ -19,4 +19,9 @@ inline constexpr char kStackEndMarker[] = "[ranktest] end of stack";
 // Installs the stack-request and crash handlers for rank `rank`.
 void installRankSignalHandlers(int rank);
 
+// Prints a stack (innermost frame first) between the markers, async-signal
+// safely. Every frame but `exact_frame` is a return address; -1: none is.
+void printStack(const char* reason, void* const* frames, int count,
+                int exact_frame = -1);
+
 }  // namespace ranktest::internal

@@ -6,6 +6,9 @@
 // SIGINT or SIGTERM (interrupt.h) stop every rank at once.
 
 #include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "ranktest/internal/rank_process.h"
@@ -24,6 +27,10 @@ struct SuperviseOptions {
   std::chrono::milliseconds stack_grace{2000};
   // How long other ranks may go on once one rank skipped.
   std::chrono::milliseconds skip_grace{5000};
+  // Asked every stop_check_interval while ranks run: a reason to stop them
+  // now (a rank on another host failed), or nullopt.
+  std::function<std::optional<std::string>()> stop_check;
+  std::chrono::milliseconds stop_check_interval{100};
 };
 
 struct SuperviseResult {

@@ -1,0 +1,132 @@
+// Suites under real launchers on this host: torchrun (Debian's
+// python3-torch) and Open MPI's mpirun start the inner binary once per
+// rank; the ranks agree on each test through the job's store, and every
+// rank ends with the same exit code while rank 0 alone prints and writes the
+// one XML. ci/setup installs both launchers; without one its tests skip.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "inner_run.h"
+
+namespace harness_suite {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using namespace std::chrono_literals;
+
+constexpr char kTorchrun[] = "/usr/bin/torchrun";
+constexpr char kMpirun[] = "/usr/bin/mpirun";
+
+std::vector<std::string> launcherCommand(const std::string& launcher,
+                                         int ranks) {
+  if (launcher == "torchrun") {
+    // Debian's torchrun (1.13 on Python 3.11) cannot parse its own default
+    // "0" for --redirects and --tee; a map naming no rank of ours works.
+    // Not --standalone: its fixed port 29400 collides with a parallel run.
+    return {kTorchrun,
+            "--nnodes=1",
+            "--rdzv_backend=c10d",
+            "--rdzv_endpoint=127.0.0.1:0",
+            "--nproc_per_node=" + std::to_string(ranks),
+            "--redirects=9:1",
+            "--tee=9:1",
+            "--no_python"};
+  }
+  // Root in CI containers; more ranks than cores on a small machine.
+  return {kMpirun, "--allow-run-as-root", "--oversubscribe", "-np",
+          std::to_string(ranks)};
+}
+
+class HarnessLaunched : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    const char* path = GetParam() == "torchrun" ? kTorchrun : kMpirun;
+    if (::access(path, X_OK) != 0) {
+      GTEST_SKIP() << path << " is not installed (ci/setup installs it)";
+    }
+  }
+
+  InnerResult run(const std::string& test, int ranks = 2) {
+    InnerOptions options;
+    options.launcher = launcherCommand(GetParam(), ranks);
+    options.filter = test;
+    options.args = {"--gtest_color=no"};
+    options.limit = 120s * kSanitizerSlowdown;
+    InnerResult result = runInner(options);
+    // Nothing survives: no rank, no launcher agent, no file but the XML and
+    // torchrun's own log directory, which torchrun leaves.
+    EXPECT_THAT(result.processes_left, IsEmpty()) << result.output;
+    std::erase_if(result.files_left, [](const std::string& file) {
+      return file.rfind("torchelastic_", 0) == 0;
+    });
+    EXPECT_THAT(result.files_left, IsEmpty()) << result.output;
+    // Rank 0 alone reports, in one XML.
+    EXPECT_EQ(countOccurrences(result.output, "[==========] Running"), 1u)
+        << result.output;
+    EXPECT_EQ(countOccurrences(result.xml, "<testsuites"), 1u) << result.xml;
+    return result;
+  }
+};
+
+TEST_P(HarnessLaunched, PassingTestPassesInEveryRank) {
+  const InnerResult r = run("InnerReports.Passes/gloo_ws2");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("[  PASSED  ] 1 test"));
+  EXPECT_THAT(r.xml, HasSubstr("name=\"Passes/gloo_ws2\""));
+}
+
+TEST_P(HarnessLaunched, FailureInOneRankIsReportedWithItsHostAndPid) {
+  const InnerResult r = run("InnerReports.ExpectFailsInRank1/gloo_ws2");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              AllOf(ContainsRegex("rank 1 of 2 \\(host [^,]+, pid [0-9]+\\) "
+                                  "failed"),
+                    HasSubstr("the failure message of rank 1"),
+                    HasSubstr("[rank 1] rank 1 says hello"),
+                    HasSubstr("under " + std::string(GetParam() == "torchrun"
+                                                         ? "torchrun"
+                                                         : "Open MPI"))));
+  EXPECT_THAT(r.output, Not(HasSubstr("rank 0 of 2 (host")));
+  EXPECT_THAT(r.xml, HasSubstr("the failure message of rank 1"));
+}
+
+TEST_P(HarnessLaunched, RankThatExitsEarlyIsNamed) {
+  const InnerResult r = run("InnerReports.ExitsEarlyInRank1/gloo_ws2");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ContainsRegex("rank 1 of 2 \\(host [^)]+\\) exited "
+                                      "with code 0 before its test finished"));
+}
+
+TEST_P(HarnessLaunched, HangIsStoppedAtTheDeadlineWithTheStack) {
+  const InnerResult r = run("InnerReports.HangsInRank1/gloo_ws2");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, AllOf(HasSubstr("still running: rank 1"),
+                              HasSubstr("sleepForeverInRank")));
+}
+
+// Tests not declared at the launched size are skipped with the reason, and
+// later tests still agree: three ranks run the ws3 instance only.
+TEST_P(HarnessLaunched, OtherWorldSizesAreSkippedWithTheReason) {
+  const InnerResult r =
+      run("InnerCell.*:InnerReports.Passes/gloo_ws2", /*ranks=*/3);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("WORLD_SIZE=3"));
+  EXPECT_THAT(r.output, ContainsRegex("OK \\] InnerCell\\.AnySize"));
+  EXPECT_THAT(r.output, Not(HasSubstr("[  FAILED  ]")));
+}
+
+INSTANTIATE_TEST_SUITE_P(Harness, HarnessLaunched,
+                         ::testing::Values("torchrun", "mpirun"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace harness_suite
