@@ -163,6 +163,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   store_->set(mine("skip"), toBytes(encodeSkip(local_skip)));
   SuperviseResult all;
   std::vector<std::optional<Skip>> skips;
+  skips.reserve(static_cast<std::size_t>(world));
   for (int rank = 0; rank < world; ++rank) {
     skips.push_back(decodeSkip(get(of("skip", rank))));
   }
