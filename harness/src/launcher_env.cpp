@@ -182,7 +182,12 @@ std::optional<LaunchedRank> detectLauncher(const Environment& env) {
   // Open MPI also sets PMIX_RANK, and srun --mpi=pmix too: the specific
   // launchers first.
   for (auto detect : {&torchrun, &openMpi, &srun, &pmi}) {
-    if (std::optional<LaunchedRank> launched = detect(env)) return launched;
+    std::optional<LaunchedRank> launched = detect(env);
+    if (!launched) continue;
+    // A job of one process (ctest under `srun -n 1`, one torchrun worker)
+    // cannot run a multi-rank test as its ranks: it forks them as usual.
+    if (launched->world_size == 1) return std::nullopt;
+    return launched;
   }
   return std::nullopt;
 }

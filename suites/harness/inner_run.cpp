@@ -32,14 +32,8 @@ using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
 // The inner run sees none of the variables that pick a matrix cell or change
-// the harness, except those the test sets, and the run's start method unless
-// the test sets its own: ci/sanitize spawns every rank, since a forked one
-// can inherit a lock of ASan's allocator held by another thread.
-bool inherited(const std::string& entry, const InnerOptions& options) {
-  static const std::string kStartMethod = "RANKTEST_START_METHOD";
-  if (entry.rfind(kStartMethod + "=", 0) == 0) {
-    return options.env.count(kStartMethod) == 0;
-  }
+// the harness, except those the test sets.
+bool inherited(const std::string& entry) {
   // A launcher's variables too: the suite itself may run under one, and
   // the inner run is no rank of that job.
   for (const char* prefix :
@@ -167,7 +161,7 @@ InnerResult runInner(const InnerOptions& options) {
 
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (inherited(*e, options)) env.emplace_back(*e);
+    if (inherited(*e)) env.emplace_back(*e);
   }
   const std::string root = freshRootPath(token);
   const std::string tmp = root + "/tmp";

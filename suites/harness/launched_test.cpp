@@ -60,6 +60,11 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
     options.launcher = launcherCommand(GetParam(), ranks);
     options.filter = test;
     options.args = {"--gtest_color=no"};
+    // Under ASan a forked child can inherit an allocator lock held by the
+    // store's server thread (see ci/sanitize): spawn there.
+    if (kSanitizerSlowdown > 1) {
+      options.env = {{"RANKTEST_START_METHOD", "spawn"}};
+    }
     options.limit = 120s * kSanitizerSlowdown;
     InnerResult result = runInner(options);
     // Nothing survives: no rank, no launcher agent, no file but the XML and

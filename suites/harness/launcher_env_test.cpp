@@ -57,6 +57,13 @@ TEST(HarnessLauncherEnv, NoLauncherWhenNoneOfItsVariablesIsSet) {
   // A batch script of a SLURM allocation has SLURM_PROCID, but no step.
   EXPECT_FALSE(detectLauncher(
       environment({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"}})));
+  // A job of one process (ctest under `srun -n 1`) forks its ranks.
+  EXPECT_FALSE(detectLauncher(environment({{"SLURM_PROCID", "0"},
+                                           {"SLURM_NTASKS", "1"},
+                                           {"SLURM_LOCALID", "0"},
+                                           {"SLURM_NODEID", "0"},
+                                           {"SLURM_STEP_ID", "0"},
+                                           {"SLURM_TASKS_PER_NODE", "1"}})));
 }
 
 TEST(HarnessLauncherEnv, TorchrunGivesRankLayoutAndAddress) {

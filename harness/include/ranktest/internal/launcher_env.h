@@ -33,7 +33,7 @@ using Environment = std::function<std::optional<std::string>(const char*)>;
 std::optional<std::string> processEnvironment(const char* name);
 
 // The launcher's view of this process, or nullopt when no launcher started
-// it. Throws std::invalid_argument naming the launcher and the variables
+// it or it started a job of one process (which forks its ranks as usual). Throws std::invalid_argument naming the launcher and the variables
 // when they are partial (some set, some missing), not numbers, or
 // inconsistent (a rank outside the world).
 std::optional<LaunchedRank> detectLauncher(const Environment& env);
