@@ -33,9 +33,10 @@ using Environment = std::function<std::optional<std::string>(const char*)>;
 std::optional<std::string> processEnvironment(const char* name);
 
 // The launcher's view of this process, or nullopt when no launcher started
-// it or it started a job of one process (which forks its ranks as usual). Throws std::invalid_argument naming the launcher and the variables
-// when they are partial (some set, some missing), not numbers, or
-// inconsistent (a rank outside the world).
+// it or it started a job of one process (which forks its ranks as usual).
+// Throws std::invalid_argument naming the launcher and the variables when they
+// are partial (some set, some missing), not numbers, or inconsistent (a rank
+// outside the world).
 std::optional<LaunchedRank> detectLauncher(const Environment& env);
 
 // "host:port" where rank 0 serves the store: MASTER_ADDR and MASTER_PORT
