@@ -12,7 +12,10 @@
 // (--spawn_tests for spawn), as one googletest suite; a round runs a suite
 // of every cell, the order rotating from round to round. This one binary is
 // also every rank: a forked rank runs in a copy of it, a spawned rank (a
-// ranktest one or a bare one) re-executes it.
+// ranktest one or a bare one) re-executes it. Started by mpirun or torchrun
+// (bench/run does, with --modes=under_mpirun or under_torchrun and one world
+// size, the launched one), each process is one rank of a launched job and
+// rank 0 times every test as it sees it.
 
 #include <stdlib.h>
 
@@ -45,6 +48,15 @@ struct Plan {
 
 bool has(const std::string& mode, const char* part) {
   return mode.find(part) != std::string::npos;
+}
+
+// This process's rank when mpirun or torchrun started it, else nullptr.
+const char* launchedRank() {
+  if (const char* mpi = std::getenv("OMPI_COMM_WORLD_RANK")) return mpi;
+  if (std::getenv("TORCHELASTIC_RUN_ID") != nullptr) {
+    return std::getenv("RANK");
+  }
+  return nullptr;
 }
 
 void registerSuite(const std::string& suite, const std::string& mode,
@@ -106,10 +118,13 @@ std::map<std::string, Row> registerRounds(const Plan& plan,
 }
 
 void run(int argc, char** argv) {
-  // They would change what is measured, WORLD_SIZE even the tests' names.
+  // They would change what is measured, WORLD_SIZE even the tests' names;
+  // a launcher's WORLD_SIZE is the job's.
+  const char* launched = launchedRank();
+  if (launched == nullptr) ::unsetenv("WORLD_SIZE");
   for (const char* name :
-       {"WORLD_SIZE", "BACKEND", "RANKTEST_START_METHOD", "RANKTEST_STORE",
-        "RANKTEST_REUSE", "RANKTEST_VERBOSE", "RANKTEST_DEBUG_RANK"}) {
+       {"BACKEND", "RANKTEST_START_METHOD", "RANKTEST_STORE", "RANKTEST_REUSE",
+        "RANKTEST_VERBOSE", "RANKTEST_DEBUG_RANK"}) {
     ::unsetenv(name);
   }
   Flags flags(argc, argv);
@@ -127,7 +142,10 @@ void run(int argc, char** argv) {
   ranktest::init(&argc, argv);  // a spawned rank runs its test and exits
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_result_printer());
-  listeners.Append(new TestTimer(std::move(out), std::move(keys)));
+  // Under a launcher rank 0 alone records.
+  if (launched == nullptr || std::string(launched) == "0") {
+    listeners.Append(new TestTimer(std::move(out), std::move(keys)));
+  }
   if (ranktest::runAllTests() != 0) {
     throw std::runtime_error("some tests failed (above)");
   }

@@ -13,6 +13,8 @@ LABELS = {
     ("ranktest", "reuse_tcp"): "reuse, TCPStore (per test)",
     ("ranktest", "bare_spawn"): "bare spawn (no harness)",
     ("ranktest", "spawn"): "spawn",
+    ("ranktest", "under_mpirun"): "under mpirun (launched job)",
+    ("ranktest", "under_torchrun"): "under torchrun (launched job)",
     ("pytorch", "fork"): "PyTorch fork",
     ("pytorch", "spawn"): "PyTorch spawn",
 }
@@ -59,6 +61,14 @@ def summarise(samples):
                            num(py_spawn), times(ratio(spawn, py_spawn)),
                            num(reuse), times(ratio(reuse, py_fork)),
                            num(fork - bare) if fork and bare else DASH])
+    launched = []
+    for w in world_sizes:
+        fork, mpi, elastic = (ms("ranktest", m, w)
+                              for m in ("fork", "under_mpirun",
+                                        "under_torchrun"))
+        if mpi or elastic:
+            launched.append([w, num(fork), num(mpi), times(ratio(mpi, fork)),
+                             num(elastic), times(ratio(elastic, fork))])
     summary.sections += [
         ("Per test", table(["mode", "ranks", "tests", "median ms", "p10–p90",
                             "parent CPU ms", "parent CPU outside fork() ms"],
@@ -67,6 +77,13 @@ def summarise(samples):
          table(["ranks", "fork", "PyTorch fork", "ratio", "spawn",
                 "PyTorch spawn", "ratio", "reuse", "reuse / PyTorch fork",
                 "fork − bare fork"], comparison))]
+    if launched:
+        summary.sections.append(
+            ("Under a launcher against forked ranks (medians, ms; the "
+             "launched time is rank 0's: agreeing on the test, starting "
+             "its body, gathering every report)",
+             table(["ranks", "fork", "under mpirun", "ratio",
+                    "under torchrun", "ratio"], launched)))
     panel = Panel("Time per test (median)", "ranks", "ms (log scale)",
                   world_sizes, log=True)
     for (side, mode), label in LABELS.items():

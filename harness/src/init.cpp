@@ -15,6 +15,28 @@
 namespace ranktest {
 namespace {
 
+// Under a launcher a plain (non-distributed) test runs once, in rank 0: in
+// every rank it would run N times on one host's cores and end each rank
+// differently. The other ranks filter it out.
+void leavePlainTestsToRankZero() {
+  std::string plain;
+  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+  for (int s = 0; s < unit.total_test_suite_count(); ++s) {
+    const ::testing::TestSuite& suite = *unit.GetTestSuite(s);
+    for (int t = 0; t < suite.total_test_count(); ++t) {
+      const std::string name =
+          std::string(suite.name()) + "." + suite.GetTestInfo(t)->name();
+      if (internal::findTestInstance(name) == nullptr) {
+        plain += (plain.empty() ? "" : ":") + name;
+      }
+    }
+  }
+  if (plain.empty()) return;
+  std::string filter = GTEST_FLAG_GET(filter);
+  filter += (filter.find('-') == std::string::npos ? "-" : ":") + plain;
+  GTEST_FLAG_SET(filter, filter);
+}
+
 // Started by a launcher: this process is one rank of the job. Only rank 0
 // prints and writes the XML; the others keep quiet unless
 // RANKTEST_ALL_RANKS_REPORT=1.
@@ -27,12 +49,32 @@ void joinLaunchedJob() {
     std::exit(kTestErrorExitCode);
   }
   if (!job) return;
-  if (job->launched().rank != 0 && !settings().all_ranks_report) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-    delete listeners.Release(listeners.default_xml_generator());
+  if (job->launched().rank != 0) {
+    leavePlainTestsToRankZero();
+    if (!settings().all_ranks_report) {
+      auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+      delete listeners.Release(listeners.default_result_printer());
+      delete listeners.Release(listeners.default_xml_generator());
+    }
   }
   internal::LaunchedJob::setCurrent(std::move(job));
+}
+
+// As googletest's newer --gtest_fail_if_no_test_selected, always on: a
+// filter that matches nothing (a typo, or a name from another build) must
+// not pass. A shard may legitimately be empty.
+int failIfNoTestSelected() {
+  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+  const char* shards = std::getenv("GTEST_TOTAL_SHARDS");
+  const bool sharded = shards != nullptr && std::atoi(shards) > 1;
+  if (unit.test_to_run_count() == 0 && !sharded) {
+    std::cerr << "[ranktest] no test selected: --gtest_filter='"
+              << GTEST_FLAG_GET(filter)
+              << "' matches no test of this binary (see --gtest_list_tests)"
+              << std::endl;
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -63,25 +105,16 @@ void init(int* argc, char** argv) {
 }
 
 int runAllTests() {
-  const int result = internal::exitCodeOfRun(RUN_ALL_TESTS());
-  if (internal::LaunchedJob* job = internal::LaunchedJob::current()) {
-    job->finish();
+  int result = internal::exitCodeOfRun(RUN_ALL_TESTS());
+  internal::LaunchedJob* job = internal::LaunchedJob::current();
+  // Ranks other than 0 of a launched job may have nothing left to run: only
+  // plain tests were selected, and rank 0 runs those.
+  if (result == 0 && !GTEST_FLAG_GET(list_tests) &&
+      (job == nullptr || job->launched().rank == 0)) {
+    result = failIfNoTestSelected();
   }
-  if (result != 0 || GTEST_FLAG_GET(list_tests)) return result;
-  // As googletest's newer --gtest_fail_if_no_test_selected, always on: a
-  // filter that matches nothing (a typo, or a name from another build) must
-  // not pass. A shard may legitimately be empty.
-  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
-  const char* shards = std::getenv("GTEST_TOTAL_SHARDS");
-  const bool sharded = shards != nullptr && std::atoi(shards) > 1;
-  if (unit.test_to_run_count() == 0 && !sharded) {
-    std::cerr << "[ranktest] no test selected: --gtest_filter='"
-              << GTEST_FLAG_GET(filter)
-              << "' matches no test of this binary (see --gtest_list_tests)"
-              << std::endl;
-    return 1;
-  }
-  return 0;
+  if (job != nullptr) result = job->finish(result);
+  return result;
 }
 
 }  // namespace ranktest

@@ -1,16 +1,21 @@
 #include "ranktest/internal/launched_job.h"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <iostream>
 #include <stdexcept>
 #include <thread>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <vector>
 
 #include "ranktest/internal/rank_process.h"
 #include "ranktest/internal/report_codec.h"
+#include "ranktest/settings.h"
 
 namespace ranktest::internal {
 namespace {
@@ -52,6 +57,29 @@ std::string localAddressToward(const std::string& host, int port) {
   if (fd >= 0) ::close(fd);
   ::freeaddrinfo(found);
   return address;
+}
+
+// The interface that holds `address`, or "" when none does.
+std::string interfaceWithAddress(const std::string& address) {
+  ifaddrs* all = nullptr;
+  if (::getifaddrs(&all) != 0) return "";
+  std::string name;
+  for (const ifaddrs* i = all; i != nullptr && name.empty(); i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    const auto* in = reinterpret_cast<const sockaddr_in*>(i->ifa_addr);
+    if (::inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text)) != nullptr &&
+        address == text) {
+      name = i->ifa_name;
+    }
+  }
+  ::freeifaddrs(all);
+  return name;
+}
+
+// Sets `name` unless the launcher or the user already did.
+void exportIfUnset(const char* name, const std::string& value) {
+  if (!value.empty()) ::setenv(name, value.c_str(), /*overwrite=*/0);
 }
 
 std::string hostName() {
@@ -110,13 +138,43 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
         " the rendezvous store at " + address + ": " + error.what());
   }
   job->gloo_host_ = localAddressToward(host, port);
+  job->where_ = "host " + hostName() + " (" + job->gloo_host_ + "), pid " +
+                std::to_string(::getpid());
+  job->placeOnNodes();
   return job;
 }
 
 LaunchedJob::LaunchedJob(LaunchedRank launched, std::string store_address)
     : launched_(std::move(launched)),
-      store_address_(std::move(store_address)),
-      where_("host " + hostName() + ", pid " + std::to_string(::getpid())) {}
+      store_address_(std::move(store_address)) {}
+
+void LaunchedJob::placeOnNodes() {
+  // A rank's address toward rank 0 names its host: ranks of one host share
+  // it, ranks of different hosts cannot.
+  const int me = launched_.rank;
+  store_->set("ranktest/host/" + std::to_string(me), toBytes(gloo_host_));
+  std::vector<std::string> hosts;
+  hosts.reserve(static_cast<std::size_t>(launched_.world_size));
+  for (int rank = 0; rank < launched_.world_size; ++rank) {
+    hosts.push_back(get("ranktest/host/" + std::to_string(rank)));
+  }
+  layout_ = nodeLayoutOf(hosts, me);
+  // The launcher knows best where it says.
+  layout_.local_rank = launched_.local_rank.value_or(layout_.local_rank);
+  layout_.local_world_size =
+      launched_.local_world_size.value_or(layout_.local_world_size);
+  layout_.node_rank = launched_.node_rank.value_or(layout_.node_rank);
+  if (!layout_.blocks && me == 0) {
+    std::cerr << "[ranktest] the launcher did not place the ranks as blocks "
+                 "of consecutive ranks of one size per node: node subgroups "
+                 "(LOCAL_WORLD_SIZE consecutive ranks) are not the nodes"
+              << std::endl;
+  }
+  exportIfUnset("LOCAL_RANK", std::to_string(layout_.local_rank));
+  exportIfUnset("LOCAL_WORLD_SIZE", std::to_string(layout_.local_world_size));
+  exportIfUnset("GROUP_RANK", std::to_string(layout_.node_rank));
+  exportIfUnset("GLOO_SOCKET_IFNAME", interfaceWithAddress(gloo_host_));
+}
 
 LaunchedJob* LaunchedJob::current() { return currentJob(); }
 
@@ -126,6 +184,26 @@ void LaunchedJob::setCurrent(std::unique_ptr<LaunchedJob> job) {
 
 std::string LaunchedJob::get(const std::string& key) {
   return toText(store_->get(key));
+}
+
+SuperviseResult LaunchedJob::withoutLostRank() const {
+  SuperviseResult all;
+  for (int rank = 0; rank < launched_.world_size; ++rank) {
+    RankReport r;
+    r.rank = rank;
+    if (rank == *lost_rank_) {
+      r.end = RankReport::End::kTimedOut;
+      r.tail.push_back("[ranktest] rank " + std::to_string(rank) +
+                       " stopped reporting in " + lost_in_ +
+                       "; the job gave up on it");
+    } else {
+      r.end = RankReport::End::kStopped;
+      r.stopped_because = "rank " + std::to_string(*lost_rank_) + " is gone";
+    }
+    all.ranks.push_back(r);
+  }
+  all.timed_out = true;
+  return all;
 }
 
 SuperviseResult LaunchedJob::run(const TestInstance& t,
@@ -140,12 +218,21 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
                            " ranks, but the launcher started " +
                            std::to_string(world));
   }
+  if (lost_rank_) return withoutLostRank();
   const std::string key = "ranktest/" + std::to_string(sequence_++) + "/";
   const auto mine = [&](const std::string& what) {
     return key + what + "/" + std::to_string(me);
   };
   const auto of = [&](const std::string& what, int rank) {
     return key + what + "/" + std::to_string(rank);
+  };
+  // What this rank last did, for a peer that waits for it in vain.
+  const auto phase = [&](const std::string& what) {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        Clock::now() - start)
+                        .count();
+    store_->set(mine("phase"), toBytes(what + " (" + std::to_string(ms) +
+                                       " ms into the test)"));
   };
 
   // Every rank must be at the same test: one --gtest_filter, one binary.
@@ -160,6 +247,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   }
 
   // Skips are agreed on before any body starts (hosts differ, e.g. in GPUs).
+  phase("agreeing on skips");
   store_->set(mine("skip"), toBytes(encodeSkip(local_skip)));
   SuperviseResult all;
   std::vector<std::optional<Skip>> skips;
@@ -191,6 +279,9 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   RankLaunch launch;
   launch.rank = me;
   launch.world_size = world;
+  launch.local_rank = layout_.local_rank;
+  launch.local_world_size = layout_.local_world_size;
+  launch.node_rank = layout_.node_rank;
   launch.backend = t.backend;
   launch.store = "tcp:" + store_address_;
   launch.store_prefix = key + "group/";
@@ -199,6 +290,8 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   launch.test = t.fullName();
   const std::unique_ptr<RankProcess> child =
       RankProcess::start(launch, t.options.start_method, -1, false);
+  phase("supervising its body in pid " + std::to_string(child->pid()));
+  const auto agreed = Clock::now();
   const std::string abort_key = key + "abort";
   options.stop_check = [&]() -> std::optional<std::string> {
     if (!store_->check({abort_key})) return std::nullopt;
@@ -214,6 +307,8 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
                         (report.failed() ? " failed" : " was interrupted")));
   }
   store_->set(mine("report"), toBytes(encodeReport(report)));
+  phase("waiting for the other ranks' reports");
+  const auto reported = Clock::now();
 
   all.timed_out = local.timed_out;
   all.interrupted_by = local.interrupted_by;
@@ -231,10 +326,20 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
       RankReport missing;
       missing.rank = rank;
       missing.end = RankReport::End::kTimedOut;
-      missing.tail.push_back("[ranktest] rank " + std::to_string(rank) +
-                             " sent no report by the deadline: its process, "
-                             "or its host, is gone or stuck");
+      const std::string last = store_->check({of("phase", rank)})
+                                   ? get(of("phase", rank))
+                                   : "none published";
+      missing.tail.push_back(
+          "[ranktest] rank " + std::to_string(rank) + " (" +
+          get("ranktest/host/" + std::to_string(rank)) +
+          ") sent no report by the deadline; its last phase: " + last +
+          ". Its process is stopped or stuck outside its body, or its host "
+          "is gone; later tests fail at once");
       all.ranks.push_back(missing);
+      if (!lost_rank_) {
+        lost_rank_ = rank;
+        lost_in_ = t.fullName();
+      }
     }
     if (all.ranks.back().end == RankReport::End::kTimedOut) {
       all.timed_out = true;
@@ -242,19 +347,49 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   }
   all.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       Clock::now() - start);
+  if (settings().verbose) {
+    const auto ms = [](Clock::duration d) {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+    };
+    std::cerr << "[ranktest] rank " << me << ", " << t.fullName()
+              << ": agreed to start in " << ms(agreed - start)
+              << " ms, body and report " << ms(reported - agreed)
+              << " ms, every report in " << ms(Clock::now() - reported) << " ms"
+              << std::endl;
+  }
   return all;
 }
 
-void LaunchedJob::finish() {
+int LaunchedJob::finish(int exit_code) {
+  const std::string result = "ranktest/exit_code";
   const std::string done = "ranktest/done";
-  store_->add(done, 1);
-  if (launched_.rank != 0) return;
+  if (launched_.rank != 0) {
+    int job_code = exit_code;
+    try {
+      // Rank 0 may still run plain tests; if it dies, so does its store. A
+      // rank 0 that stopped answering was given up on already.
+      store_->wait({result}, lost_rank_ == 0 ? std::chrono::milliseconds(1)
+                                             : c10d::Store::kNoTimeout);
+      const int rank0 = std::stoi(get(result));
+      if (job_code == 0) job_code = rank0;
+    } catch (const std::exception& error) {
+      std::cerr << "[ranktest] rank " << launched_.rank
+                << " got no exit code from rank 0: " << error.what()
+                << std::endl;
+      if (job_code == 0) job_code = 1;
+    }
+    store_->add(done, 1);
+    return job_code;
+  }
+  store_->set(result, toBytes(std::to_string(exit_code)));
   // The store lives in this process: wait (bounded) for the others to read
-  // their last reports.
-  const auto until = Clock::now() + 30s;
-  while (store_->add(done, 0) < launched_.world_size && Clock::now() < until) {
+  // their last reports and the exit code.
+  const auto until = Clock::now() + (lost_rank_ ? 0s : 30s);
+  while (store_->add(done, 0) < launched_.world_size - 1 &&
+         Clock::now() < until) {
     std::this_thread::sleep_for(20ms);
   }
+  return exit_code;
 }
 
 }  // namespace ranktest::internal

@@ -39,11 +39,15 @@ std::optional<Skip> checkConditions(const TestInstance& t) {
       return Skip{SkipCode::kNcclMissing,
                   "BACKEND=nccl, but c10d was not compiled with NCCL support"};
     }
-    if (conditions.visible_gpus < t.world_size) {
-      return Skip{skipCodeForGpus(t.world_size),
-                  "BACKEND=nccl needs one GPU per rank: " +
-                      std::to_string(t.world_size) + " ranks, " +
-                      std::to_string(conditions.visible_gpus) + " GPUs"};
+    // Under a launcher each host needs GPUs for its own ranks only.
+    const LaunchedJob* job = LaunchedJob::current();
+    const int here = job ? job->layout().local_world_size : t.world_size;
+    if (conditions.visible_gpus < here) {
+      return Skip{
+          skipCodeForGpus(here),
+          "BACKEND=nccl needs one GPU per rank: " + std::to_string(here) +
+              " ranks" + (job ? " on this host, " : ", ") +
+              std::to_string(conditions.visible_gpus) + " GPUs"};
     }
   }
   for (const Requirement& requirement : t.options.requirements) {

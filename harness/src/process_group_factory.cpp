@@ -25,14 +25,14 @@ c10::intrusive_ptr<c10d::ProcessGroupGloo> createGlooGroup(
 
 c10::intrusive_ptr<c10d::ProcessGroup> createProcessGroup(
     const std::string& backend, const c10::intrusive_ptr<c10d::Store>& store,
-    int rank, int world_size, std::chrono::milliseconds timeout,
+    int rank, int world_size, int local_rank, std::chrono::milliseconds timeout,
     const std::string& gloo_host) {
   if (backend == "gloo") {
     return createGlooGroup(store, rank, world_size, timeout, gloo_host);
   }
 #ifdef RANKTEST_WITH_NCCL
   if (backend == "nccl") {
-    c10::cuda::set_device(static_cast<c10::DeviceIndex>(rank));
+    c10::cuda::set_device(static_cast<c10::DeviceIndex>(local_rank));
     auto options = c10d::ProcessGroupNCCL::Options::create();
     options->timeout = timeout;
     return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, world_size,
@@ -49,9 +49,9 @@ c10::intrusive_ptr<c10d::ProcessGroup> createProcessGroup(
                               ")");
 }
 
-c10::Device rankDevice(const std::string& backend, int rank) {
+c10::Device rankDevice(const std::string& backend, int local_rank) {
   if (backend == "nccl") {
-    return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(rank));
+    return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(local_rank));
   }
   return c10::Device(c10::kCPU);
 }

@@ -107,8 +107,12 @@ class RankRunner {
       Rank context;
       context.rank = launch.rank;
       context.world_size = launch.world_size;
+      context.local_rank = launch.local_rank.value_or(launch.rank);
+      context.local_world_size =
+          launch.local_world_size.value_or(launch.world_size);
+      context.node_rank = launch.node_rank.value_or(0);
       context.backend = launch.backend;
-      context.device = rankDevice(launch.backend, launch.rank);
+      context.device = rankDevice(launch.backend, context.local_rank);
       *used = acquire();
       context.store = used->store;
       context.pg = check_collectives
@@ -272,6 +276,11 @@ void skipRank(SkipCode code, std::string message) {
 
 int DistributedTest::rank() const { return context_->rank; }
 int DistributedTest::worldSize() const { return context_->world_size; }
+int DistributedTest::localRank() const { return context_->local_rank; }
+int DistributedTest::localWorldSize() const {
+  return context_->local_world_size;
+}
+int DistributedTest::nodeRank() const { return context_->node_rank; }
 const c10::intrusive_ptr<c10d::ProcessGroup>& DistributedTest::pg() const {
   return context_->pg;
 }

@@ -10,9 +10,11 @@ namespace ranktest::internal {
 
 TestGroup buildTestGroup(const RankLaunch& launch,
                          const c10::intrusive_ptr<c10d::Store>& store) {
-  TestGroup group{store, createProcessGroup(launch.backend, store, launch.rank,
-                                            launch.world_size, launch.timeout,
-                                            launch.gloo_host)};
+  TestGroup group{
+      store,
+      createProcessGroup(launch.backend, store, launch.rank, launch.world_size,
+                         launch.local_rank.value_or(launch.rank),
+                         launch.timeout, launch.gloo_host)};
   // Gloo's full-mesh connect can finish in one rank before the others; a
   // rank that then ran a short body and exited would break their connect.
   // The barrier holds every rank until the group is whole.

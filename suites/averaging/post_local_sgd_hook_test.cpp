@@ -161,8 +161,11 @@ RANKTEST_F(AveragingPostLocalSgdHook, SubgroupIsCreatedOnFirstLocalIteration) {
     model.weightGradient();
     EXPECT_FALSE(state->subgroupCreated()) << "step " << step;
   }
-  // No LOCAL_WORLD_SIZE: one node, the subgroup spans every rank.
-  EXPECT_EQ(model.weightGradient(), meanOfRanksPlusOne(0, worldSize()));
+  // The default subgroup is this rank's node: every rank when forked, the
+  // host's ranks under a launcher across hosts.
+  EXPECT_EQ(
+      model.weightGradient(),
+      meanOfRanksPlusOne(nodeRank() * localWorldSize(), localWorldSize()));
   EXPECT_TRUE(state->subgroupCreated());
 }
 

@@ -30,6 +30,7 @@ InnerResult runMismatch(const std::string& test,
   InnerOptions options;
   options.filter = "InnerCollectiveCheck." + test + "/gloo_ws2";
   options.env = std::move(env);
+  spawnUnderSanitizer(options);
   InnerResult result = runInner(options);
   EXPECT_THAT(result.processes_left, IsEmpty()) << result.output;
   EXPECT_THAT(result.files_left, IsEmpty()) << result.output;

@@ -23,6 +23,8 @@
 #include <sstream>
 #include <utility>
 
+#include "sanitizer_slowdown.h"
+
 extern char** environ;
 
 namespace harness_suite {
@@ -266,6 +268,10 @@ InnerResult runInner(const InnerOptions& options) {
   ::close(lifeline[1]);
   endReaper(reaper);
   return result;
+}
+
+void spawnUnderSanitizer(InnerOptions& options) {
+  if (kSanitizerSlowdown > 1) options.env["RANKTEST_START_METHOD"] = "spawn";
 }
 
 }  // namespace harness_suite

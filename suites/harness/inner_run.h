@@ -49,4 +49,9 @@ struct InnerOptions {
 // if the caller is killed (a reaper process waits for that).
 InnerResult runInner(const InnerOptions& options);
 
+// Under ASan a forked rank can inherit an allocator lock that a thread of its
+// parent held, and hang (see ci/sanitize): an inner run whose checks are not
+// about the start method spawns its ranks there.
+void spawnUnderSanitizer(InnerOptions& options);
+
 }  // namespace harness_suite

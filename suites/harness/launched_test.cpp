@@ -60,11 +60,7 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
     options.launcher = launcherCommand(GetParam(), ranks);
     options.filter = test;
     options.args = {"--gtest_color=no"};
-    // Under ASan a forked child can inherit an allocator lock held by the
-    // store's server thread (see ci/sanitize): spawn there.
-    if (kSanitizerSlowdown > 1) {
-      options.env = {{"RANKTEST_START_METHOD", "spawn"}};
-    }
+    spawnUnderSanitizer(options);
     options.limit = 120s * kSanitizerSlowdown;
     InnerResult result = runInner(options);
     // Nothing survives: no rank, no launcher agent, no file but the XML and
@@ -107,8 +103,9 @@ TEST_P(HarnessLaunched, FailureInOneRankIsReportedWithItsHostAndPid) {
 TEST_P(HarnessLaunched, RankThatExitsEarlyIsNamed) {
   const InnerResult r = run("InnerReports.ExitsEarlyInRank1/gloo_ws2");
   EXPECT_NE(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, ContainsRegex("rank 1 of 2 \\(host [^)]+\\) exited "
-                                      "with code 0 before its test finished"));
+  EXPECT_THAT(r.output,
+              ContainsRegex("rank 1 of 2 \\(host .+, pid [0-9]+\\) exited "
+                            "with code 0 before its test finished"));
 }
 
 TEST_P(HarnessLaunched, HangIsStoppedAtTheDeadlineWithTheStack) {
@@ -127,6 +124,38 @@ TEST_P(HarnessLaunched, OtherWorldSizesAreSkippedWithTheReason) {
   EXPECT_THAT(r.output, HasSubstr("WORLD_SIZE=3"));
   EXPECT_THAT(r.output, ContainsRegex("OK \\] InnerCell\\.AnySize"));
   EXPECT_THAT(r.output, Not(HasSubstr("[  FAILED  ]")));
+}
+
+// A plain test runs once, in rank 0, and its failure is the job's: the
+// distributed test beside it still passes in every rank.
+TEST_P(HarnessLaunched, PlainTestRunsOnceInRankZero) {
+  const InnerResult r =
+      run("InnerLaunchedPlain.*:InnerReports.Passes/gloo_ws2");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_EQ(countOccurrences(r.output, "the plain test ran in pid"), 1u)
+      << r.output;
+  EXPECT_THAT(r.xml, HasSubstr("the plain test&apos;s failure"));
+  EXPECT_THAT(r.output, HasSubstr("[  PASSED  ] 1 test"));
+}
+
+// A rank whose supervising process stops (a frozen host) never reports: it
+// is named with the last phase it published, and the next test fails at
+// once instead of waiting for it. torchrun waits 30 s before it kills a
+// stopped worker; mpirun kills it at once.
+TEST_P(HarnessLaunched, RankThatStopsReportingIsNamedWithItsLastPhase) {
+  if (GetParam() == "torchrun") {
+    GTEST_SKIP() << "torchrun waits 30 s to kill a stopped worker";
+  }
+  const InnerResult r = run("InnerLaunched.*");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              AllOf(ContainsRegex("rank 1 \\([0-9.]+\\) sent no report by "
+                                  "the deadline; its last phase: "
+                                  "supervising its body in pid [0-9]+"),
+                    HasSubstr("rank 1 stopped reporting in "
+                              "InnerLaunched.A_Rank1StopsItsSupervisor/"
+                              "gloo_ws2; the job gave up on it")));
+  EXPECT_LT(r.elapsed, 60s * kSanitizerSlowdown) << r.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Harness, HarnessLaunched,

@@ -49,13 +49,18 @@ class DistributedTest {
 
   int rank() const;
   int worldSize() const;
+  // This rank's place on its node: under a launcher as the launcher placed
+  // it (node-local subgroups are these); otherwise one node of every rank.
+  int localRank() const;
+  int localWorldSize() const;
+  int nodeRank() const;
   // This rank's process group for the test's backend.
   const c10::intrusive_ptr<c10d::ProcessGroup>& pg() const;
   // The store the group was built on (prefixed per test).
   const c10::intrusive_ptr<c10d::Store>& store() const;
   // "gloo" or "nccl".
   const std::string& backend() const;
-  // The rank's device: CPU for gloo, cuda:<rank> for nccl.
+  // The rank's device: CPU for gloo, cuda:<localRank()> for nccl.
   c10::Device device() const;
 
  protected:

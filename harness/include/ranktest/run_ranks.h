@@ -30,8 +30,12 @@ namespace ranktest {
 struct Rank {
   int rank = 0;
   int world_size = 0;
+  // Place on its node (one node of every rank unless launched across hosts).
+  int local_rank = 0;
+  int local_world_size = 0;
+  int node_rank = 0;
   std::string backend;  // "gloo" or "nccl"
-  // CPU for gloo, cuda:<rank> for nccl.
+  // CPU for gloo, cuda:<local_rank> for nccl.
   c10::Device device{c10::kCPU};
   // The store the group was built on.
   c10::intrusive_ptr<c10d::Store> store;

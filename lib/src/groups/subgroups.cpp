@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -29,14 +31,36 @@ std::int64_t reserveGroupIds(const c10::intrusive_ptr<c10d::Store>& store,
   return first.item<std::int64_t>();
 }
 
+// The group's Gloo devices: the options' hostname, else one per interface of
+// GLOO_SOCKET_IFNAME (comma-separated, as PyTorch reads it; ranktest sets it
+// under a launcher), else Gloo's default.
+std::vector<std::shared_ptr<::gloo::transport::Device>> glooDevices(
+    const GroupOptions& options) {
+  if (!options.hostname.empty()) {
+    return {c10d::ProcessGroupGloo::createDeviceForHostname(options.hostname)};
+  }
+  std::vector<std::shared_ptr<::gloo::transport::Device>> devices;
+  const char* interfaces = std::getenv("GLOO_SOCKET_IFNAME");
+  std::string rest = interfaces == nullptr ? "" : interfaces;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string name = rest.substr(0, comma);
+    if (!name.empty()) {
+      devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(name));
+    }
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+  }
+  if (devices.empty()) {
+    devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+  }
+  return devices;
+}
+
 c10::intrusive_ptr<c10d::ProcessGroup> createGlooGroup(
     const c10::intrusive_ptr<c10d::Store>& store, std::int64_t id,
     int group_rank, int group_size, const GroupOptions& options) {
   auto gloo_options = c10d::ProcessGroupGloo::Options::create(options.timeout);
-  gloo_options->devices.push_back(
-      options.hostname.empty()
-          ? c10d::ProcessGroupGloo::createDefaultDevice()
-          : c10d::ProcessGroupGloo::createDeviceForHostname(options.hostname));
+  gloo_options->devices = glooDevices(options);
   auto prefixed = c10::make_intrusive<c10d::PrefixStore>(
       "distalgo/group/" + std::to_string(id), store);
   return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, group_rank,

@@ -16,6 +16,7 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include "ranktest/internal/launcher_env.h"
+#include "ranktest/internal/node_layout.h"
 #include "ranktest/internal/registry.h"
 #include "ranktest/internal/supervisor.h"
 
@@ -24,7 +25,11 @@ namespace ranktest::internal {
 class LaunchedJob {
  public:
   // Detects a launcher and joins its job's store (waiting up to `timeout`
-  // for rank 0's); nullptr when no launcher started this process. Throws
+  // for rank 0's); nullptr when no launcher started this process. Then it
+  // works out the node layout with the other ranks and exports it as
+  // torchrun does (LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK, where unset),
+  // with GLOO_SOCKET_IFNAME (where unset) naming the interface toward rank 0:
+  // node subgroups and every Gloo group of a body then span the hosts. Throws
   // std::invalid_argument on a partial or inconsistent environment and
   // std::runtime_error when the store cannot be reached.
   static std::unique_ptr<LaunchedJob> join(std::chrono::milliseconds timeout);
@@ -34,25 +39,42 @@ class LaunchedJob {
   static void setCurrent(std::unique_ptr<LaunchedJob> job);
 
   const LaunchedRank& launched() const { return launched_; }
+  // This rank's node: the launcher's LOCAL_RANK, LOCAL_WORLD_SIZE and node
+  // index where it gives them, otherwise worked out from the ranks' addresses.
+  const NodeLayout& layout() const { return layout_; }
 
   // Runs test `t` as this rank: agrees with the other ranks on the test and
   // on skipping (`local_skip`, this host's conditions), runs the body in a
-  // child supervised with `options`, and returns every rank's report.
+  // child supervised with `options`, and returns every rank's report. A rank
+  // whose report does not come by the deadline (plus grace) is named with
+  // the last phase it published; the job then gives up on it, and every
+  // later test fails at once naming it.
   SuperviseResult run(const TestInstance& t, SuperviseOptions options,
                       const std::optional<Skip>& local_skip);
 
-  // After the last test: rank 0 serves the store until every rank is done.
-  void finish();
+  // After the last test, with this rank's exit code: rank 0 serves the store
+  // until every rank is done. Returns the job's exit code, the same in every
+  // rank: the first non-zero of rank 0's (which alone runs the plain tests)
+  // and this rank's.
+  int finish(int exit_code);
 
  private:
   LaunchedJob(LaunchedRank launched, std::string store_address);
 
   std::string get(const std::string& key);
+  // Reports of a test that cannot run because rank lost_rank_ is gone.
+  SuperviseResult withoutLostRank() const;
+  // Works out the node layout with the other ranks and exports it (see
+  // join()).
+  void placeOnNodes();
 
   LaunchedRank launched_;
   std::string store_address_;  // host:port
   std::string gloo_host_;      // this host's address toward rank 0
-  std::string where_;          // "host h, pid p"
+  std::string where_;          // "host h (address), pid p"
+  NodeLayout layout_;
+  std::optional<int> lost_rank_;  // a rank that stopped reporting
+  std::string lost_in_;           // the test where it did
   c10::intrusive_ptr<c10d::Store> store_;
   long sequence_ = 0;
 };

@@ -21,12 +21,14 @@ c10::intrusive_ptr<c10d::ProcessGroupGloo> createGlooGroup(
     const c10::intrusive_ptr<c10d::Store>& store, int rank, int world_size,
     std::chrono::milliseconds timeout, const std::string& host = "127.0.0.1");
 
+// The group of `backend`; an NCCL rank binds to GPU `local_rank` (its rank
+// on its node).
 c10::intrusive_ptr<c10d::ProcessGroup> createProcessGroup(
     const std::string& backend, const c10::intrusive_ptr<c10d::Store>& store,
-    int rank, int world_size, std::chrono::milliseconds timeout,
+    int rank, int world_size, int local_rank, std::chrono::milliseconds timeout,
     const std::string& gloo_host = "127.0.0.1");
 
-// The device a rank of `backend` computes on.
-c10::Device rankDevice(const std::string& backend, int rank);
+// The device a rank of `backend` computes on: cuda:<local_rank> for nccl.
+c10::Device rankDevice(const std::string& backend, int local_rank);
 
 }  // namespace ranktest::internal

@@ -22,6 +22,11 @@ inline constexpr char kSpawnedEnv[] = "RANKTEST_INTERNAL_SPAWNED";
 struct RankLaunch {
   int rank = 0;
   int world_size = 0;
+  // This rank's node under a launcher; unset: every rank on one host, so the
+  // local rank is the rank, the node's size the world's, the node 0.
+  std::optional<int> local_rank;
+  std::optional<int> local_world_size;
+  std::optional<int> node_rank;
   std::string backend = "gloo";
   // "file" (the store file is open at kStoreFileFd), "tcp:<port>" on
   // loopback or "tcp:<host>:<port>".

@@ -15,8 +15,10 @@ namespace distalgo::groups {
 // How a subgroup's Gloo process group is built.
 struct GroupOptions {
   std::chrono::milliseconds timeout = ::kProcessGroupDefaultTimeout;
-  // Interface the group's Gloo device binds to; empty: Gloo's default device
-  // (this machine's hostname, else the loopback interface).
+  // Address or host name the group's Gloo device binds to; empty: one device
+  // per interface named in GLOO_SOCKET_IFNAME (comma-separated, as in
+  // PyTorch), else Gloo's default device (this machine's hostname, else the
+  // loopback interface).
   std::string hostname;
 };
 

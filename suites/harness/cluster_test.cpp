@@ -1,0 +1,127 @@
+// Ranks on different hosts: ci/cluster runs the inner binary across two
+// emulated hosts (network namespaces with their own addresses and host
+// names, one rank each) under torchrun and under mpirun, and the report of
+// a failure, an early exit or a hang on the second host names that host.
+// Skipped where namespaces cannot be made (no CAP_NET_ADMIN) or a launcher
+// is missing.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include "inner_run.h"
+#include "sanitizer_slowdown.h"
+
+namespace harness_suite {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using namespace std::chrono_literals;
+
+constexpr int kNoNamespaces = 77;  // ci/cluster's exit code without them
+// The second host, where rank 1 runs.
+constexpr char kSecondHost[] =
+    "host cluster-h1 \\(10\\.77\\.0\\.2\\), pid [0-9]+";
+
+class HarnessCluster : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    const std::string launcher =
+        GetParam() == "torchrun" ? "/usr/bin/torchrun" : "/usr/bin/mpirun";
+    if (::access(launcher.c_str(), X_OK) != 0) {
+      GTEST_SKIP() << launcher << " is not installed (ci/setup installs it)";
+    }
+    char pattern[] = "/tmp/ranktest-cluster-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    out_ = pattern;
+  }
+
+  void TearDown() override {
+    std::error_code ignored;
+    if (!out_.empty()) std::filesystem::remove_all(out_, ignored);
+  }
+
+  // Runs `filter` of the inner binary on 2 hosts x 1 rank.
+  InnerResult run(const std::string& filter) {
+    InnerOptions options;
+    const std::string cluster =
+        std::string(RANKTEST_SOURCE_DIR) + "/ci/cluster";
+    options.launcher = {cluster, "--hosts",    "2",       "--ranks-per-host",
+                        "1",     "--launcher", GetParam()};
+    options.filter = filter;
+    options.args = {"--gtest_color=no"};
+    options.env = {{"OUT", out_}};
+    spawnUnderSanitizer(options);
+    options.limit = 150s * kSanitizerSlowdown;
+    InnerResult result = runInner(options);
+    if (result.exit_code == kNoNamespaces) {
+      skipped_ = true;
+      return result;
+    }
+    // Every namespace, launcher and rank is gone.
+    EXPECT_THAT(result.processes_left, IsEmpty()) << result.output;
+    EXPECT_THAT(result.files_left, IsEmpty()) << result.output;
+    return result;
+  }
+
+  std::string out_;
+  bool skipped_ = false;
+};
+
+#define SKIP_WITHOUT_NAMESPACES(r)                                     \
+  if (skipped_) {                                                      \
+    GTEST_SKIP() << "ci/cluster cannot make network namespaces here: " \
+                 << (r).output;                                        \
+  }
+
+TEST_P(HarnessCluster, PassingTestPassesOnBothHosts) {
+  const InnerResult r = run("InnerReports.Passes/gloo_ws2");
+  SKIP_WITHOUT_NAMESPACES(r);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.xml, HasSubstr("name=\"Passes/gloo_ws2\""));
+  EXPECT_THAT(r.output, ContainsRegex("\\| harness_inner +\\| passed"));
+}
+
+TEST_P(HarnessCluster, FailureOnTheSecondHostNamesThatHost) {
+  const InnerResult r = run("InnerReports.ExpectFailsInRank1/gloo_ws2");
+  SKIP_WITHOUT_NAMESPACES(r);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, AllOf(ContainsRegex(std::string("rank 1 of 2 \\(") +
+                                            kSecondHost + "\\) failed"),
+                              HasSubstr("the failure message of rank 1")));
+  EXPECT_THAT(r.xml, HasSubstr("the failure message of rank 1"));
+}
+
+TEST_P(HarnessCluster, EarlyExitOnTheSecondHostNamesThatHost) {
+  const InnerResult r = run("InnerReports.ExitsEarlyInRank1/gloo_ws2");
+  SKIP_WITHOUT_NAMESPACES(r);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              ContainsRegex(std::string("rank 1 of 2 \\(") + kSecondHost +
+                            "\\) exited with code 0 before its "
+                            "test finished"));
+}
+
+TEST_P(HarnessCluster, HangOnTheSecondHostIsStoppedWithItsStack) {
+  const InnerResult r = run("InnerReports.HangsInRank1/gloo_ws2");
+  SKIP_WITHOUT_NAMESPACES(r);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, AllOf(HasSubstr("still running: rank 1"),
+                              ContainsRegex(kSecondHost),
+                              HasSubstr("sleepForeverInRank")));
+}
+
+INSTANTIATE_TEST_SUITE_P(Harness, HarnessCluster,
+                         ::testing::Values("torchrun", "mpirun"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace harness_suite

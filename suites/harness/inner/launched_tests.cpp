@@ -1,0 +1,42 @@
+// Test bodies for runs under a launcher (HarnessLaunched, HarnessCluster):
+// a plain test, which must run once, in rank 0, and a rank whose own
+// supervising process stops, so that it never reports.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+#include "ranktest/ranktest.h"
+
+using namespace std::chrono_literals;
+
+TEST(InnerLaunchedPlain, RunsOnceAndFails) {
+  std::cout << "the plain test ran in pid " << ::getpid() << std::endl;
+  FAIL() << "the plain test's failure";
+}
+
+class InnerLaunched : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
+};
+
+// Rank 1 stops the process that supervises it (a launched rank), as a frozen
+// host would: its report never comes. Forked, the parent is the suite
+// itself, so the body refuses.
+RANKTEST_F(InnerLaunched, A_Rank1StopsItsSupervisor, ranktest::timeout(3s)) {
+  if (std::getenv("OMPI_COMM_WORLD_RANK") == nullptr &&
+      std::getenv("TORCHELASTIC_RUN_ID") == nullptr) {
+    FAIL() << "runs under mpirun or torchrun only";
+  }
+  if (rank() != 1) return;
+  ::kill(::getppid(), SIGSTOP);
+  for (;;) std::this_thread::sleep_for(1h);
+}
+
+// After the job gave up on rank 1 this must fail at once, naming it.
+RANKTEST_F(InnerLaunched, B_RunsAfterTheLostRank) { pg()->barrier()->wait(); }
