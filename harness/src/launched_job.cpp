@@ -137,6 +137,12 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
         (launched->rank == 0 ? "serve" : "reach") +
         " the rendezvous store at " + address + ": " + error.what());
   }
+  // A second connection, for answering where this rank is while the first
+  // waits.
+  c10d::TCPStoreOptions second = options;
+  second.isServer = false;
+  job->responder_ = std::make_unique<StateResponder>(
+      c10::make_intrusive<c10d::TCPStore>(host, second), launched->rank);
   job->gloo_host_ = localAddressToward(host, port);
   job->where_ = "host " + hostName() + " (" + job->gloo_host_ + "), pid " +
                 std::to_string(::getpid());
@@ -231,8 +237,10 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                         Clock::now() - start)
                         .count();
-    store_->set(mine("phase"), toBytes(what + " (" + std::to_string(ms) +
-                                       " ms into the test)"));
+    const std::string text =
+        what + " (" + std::to_string(ms) + " ms into " + t.fullName() + ")";
+    store_->set(mine("phase"), toBytes(text));
+    responder_->setPhase(text);
   };
 
   // Every rank must be at the same test: one --gtest_filter, one binary.
@@ -329,12 +337,16 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
       const std::string last = store_->check({of("phase", rank)})
                                    ? get(of("phase", rank))
                                    : "none published";
+      const std::optional<std::string> answer =
+          StateResponder::ask(*store_, rank, 3s);
       missing.tail.push_back(
           "[ranktest] rank " + std::to_string(rank) + " (" +
           get("ranktest/host/" + std::to_string(rank)) +
           ") sent no report by the deadline; its last phase: " + last +
-          ". Its process is stopped or stuck outside its body, or its host "
-          "is gone; later tests fail at once");
+          (answer ? ". Asked where it is, it answered: " + *answer
+                  : ". Asked where it is, it did not answer within 3 s: its "
+                    "process is stopped or its host is gone") +
+          ". Later tests fail at once");
       all.ranks.push_back(missing);
       if (!lost_rank_) {
         lost_rank_ = rank;
@@ -347,6 +359,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   }
   all.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       Clock::now() - start);
+  responder_->setPhase("between distributed tests, after " + t.fullName());
   if (settings().verbose) {
     const auto ms = [](Clock::duration d) {
       return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
@@ -361,6 +374,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
 }
 
 int LaunchedJob::finish(int exit_code) {
+  responder_->stop();
   const std::string result = "ranktest/exit_code";
   const std::string done = "ranktest/done";
   if (launched_.rank != 0) {
@@ -378,7 +392,11 @@ int LaunchedJob::finish(int exit_code) {
                 << std::endl;
       if (job_code == 0) job_code = 1;
     }
-    store_->add(done, 1);
+    try {
+      store_->add(done, 1);
+    } catch (const std::exception&) {
+      // Rank 0 and its store are gone already: nobody waits for this.
+    }
     return job_code;
   }
   store_->set(result, toBytes(std::to_string(exit_code)));

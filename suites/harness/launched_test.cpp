@@ -152,6 +152,8 @@ TEST_P(HarnessLaunched, RankThatStopsReportingIsNamedWithItsLastPhase) {
               AllOf(ContainsRegex("rank 1 \\([0-9.]+\\) sent no report by "
                                   "the deadline; its last phase: "
                                   "supervising its body in pid [0-9]+"),
+                    HasSubstr("Asked where it is, it did not answer within "
+                              "3 s: its process is stopped"),
                     HasSubstr("rank 1 stopped reporting in "
                               "InnerLaunched.A_Rank1StopsItsSupervisor/"
                               "gloo_ws2; the job gave up on it")));

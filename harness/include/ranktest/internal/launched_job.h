@@ -18,6 +18,7 @@
 #include "ranktest/internal/launcher_env.h"
 #include "ranktest/internal/node_layout.h"
 #include "ranktest/internal/registry.h"
+#include "ranktest/internal/state_responder.h"
 #include "ranktest/internal/supervisor.h"
 
 namespace ranktest::internal {
@@ -73,6 +74,7 @@ class LaunchedJob {
   std::string gloo_host_;      // this host's address toward rank 0
   std::string where_;          // "host h (address), pid p"
   NodeLayout layout_;
+  std::unique_ptr<StateResponder> responder_;
   std::optional<int> lost_rank_;  // a rank that stopped reporting
   std::string lost_in_;           // the test where it did
   c10::intrusive_ptr<c10d::Store> store_;

@@ -1,0 +1,131 @@
+#include "ranktest/internal/state_responder.h"
+
+#include <execinfo.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+namespace ranktest::internal {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto kPoll = 200ms;  // how often a rank looks for a question
+constexpr int kMaxMainFrames = 64;
+
+// The main thread's frames, written by the handler that runs on it; the pipe
+// tells the asking thread that they are there.
+void* g_main_frames[kMaxMainFrames];
+int g_main_frame_count = 0;
+int g_done_pipe[2] = {-1, -1};
+
+int mainStackSignal() { return SIGRTMIN + 4; }
+
+void onMainStackSignal(int) {
+  g_main_frame_count = ::backtrace(g_main_frames, kMaxMainFrames);
+  const char done = 1;
+  ssize_t ignored = ::write(g_done_pipe[1], &done, 1);
+  (void)ignored;
+}
+
+std::string askKey(int rank) { return "ranktest/ask/" + std::to_string(rank); }
+
+std::string answerKey(int rank, std::int64_t question) {
+  return "ranktest/answer/" + std::to_string(rank) + "/" +
+         std::to_string(question);
+}
+
+}  // namespace
+
+StateResponder::StateResponder(c10::intrusive_ptr<c10d::Store> store, int rank)
+    : store_(std::move(store)), rank_(rank), main_thread_(::pthread_self()) {
+  // backtrace() loads libgcc on first use: not inside the handler.
+  void* warm[4];
+  ::backtrace(warm, 4);
+  // One pipe for the process: there is one main thread.
+  if (g_done_pipe[0] < 0 && ::pipe2(g_done_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    throw std::runtime_error("ranktest: pipe2 for the state responder");
+  }
+  struct sigaction action {};
+  action.sa_handler = onMainStackSignal;
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(mainStackSignal(), &action, nullptr);
+  thread_ = std::thread([this] { serve(); });
+}
+
+StateResponder::~StateResponder() { stop(); }
+
+void StateResponder::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void StateResponder::setPhase(std::string phase) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  phase_ = std::move(phase);
+}
+
+std::string StateResponder::answer() {
+  std::string text;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    text = "alive, " + phase_;
+  }
+  char drained;
+  while (::read(g_done_pipe[0], &drained, 1) == 1) {
+  }
+  ::pthread_kill(main_thread_, mainStackSignal());
+  pollfd done{g_done_pipe[0], POLLIN, 0};
+  if (::poll(&done, 1, 1000) != 1 || ::read(g_done_pipe[0], &drained, 1) != 1) {
+    return text + "; its main thread did not give its stack within 1 s";
+  }
+  text += "; its main thread's stack:";
+  const std::unique_ptr<char*, decltype(&std::free)> names(
+      ::backtrace_symbols(g_main_frames, g_main_frame_count), &std::free);
+  // Frame 0 is the handler, 1 the signal trampoline.
+  for (int i = 2; names && i < g_main_frame_count; ++i) {
+    text += "\n    ";
+    text += names.get()[i];
+  }
+  return text;
+}
+
+void StateResponder::serve() {
+  std::int64_t answered = 0;
+  while (!stop_) {
+    try {
+      const std::int64_t asked = store_->add(askKey(rank_), 0);
+      if (asked > answered) {
+        const std::string text = answer();
+        store_->set(answerKey(rank_, asked),
+                    std::vector<uint8_t>(text.begin(), text.end()));
+        answered = asked;
+      }
+    } catch (const std::exception&) {
+      return;  // the store is gone: the job is over
+    }
+    std::this_thread::sleep_for(kPoll);
+  }
+}
+
+std::optional<std::string> StateResponder::ask(c10d::Store& store, int rank,
+                                               std::chrono::milliseconds wait) {
+  const std::int64_t question = store.add(askKey(rank), 1);
+  try {
+    store.wait({answerKey(rank, question)}, wait);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::vector<uint8_t> bytes = store.get(answerKey(rank, question));
+  return std::string(bytes.begin(), bytes.end());
+}
+
+}  // namespace ranktest::internal

@@ -1,0 +1,66 @@
+// A launched rank's answer to "where are you?" through a store: its phase
+// and its main thread's stack while that thread waits; no answer once it
+// stopped answering.
+
+#include "ranktest/internal/state_responder.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+namespace {
+
+using ranktest::internal::StateResponder;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Optional;
+using namespace std::chrono_literals;
+
+class HarnessStateResponder : public ::testing::Test {
+ protected:
+  HarnessStateResponder() {
+    c10d::TCPStoreOptions options;
+    options.port = 0;
+    options.isServer = true;
+    options.waitWorkers = false;
+    options.timeout = 10s;
+    server_ = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
+    options.port = server_->getPort();
+    options.isServer = false;
+    client_ = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
+  }
+
+  c10::intrusive_ptr<c10d::TCPStore> server_;
+  c10::intrusive_ptr<c10d::TCPStore> client_;
+};
+
+TEST_F(HarnessStateResponder, AnswersWithItsPhaseAndTheWaitingMainStack) {
+  StateResponder responder(client_, 1);
+  responder.setPhase("supervising its body in pid 42");
+  // This thread, the responder's main thread, waits in ask(): its stack
+  // shows it.
+  const std::optional<std::string> answer =
+      StateResponder::ask(*server_, 1, 5s);
+  EXPECT_THAT(answer,
+              Optional(AllOf(HasSubstr("alive, supervising its body in pid 42"),
+                             HasSubstr("its main thread's stack:"),
+                             HasSubstr("StateResponder3ask"))));
+  // A second question gets a second answer.
+  responder.setPhase("between distributed tests");
+  EXPECT_THAT(StateResponder::ask(*server_, 1, 5s),
+              Optional(HasSubstr("alive, between distributed tests")));
+}
+
+TEST_F(HarnessStateResponder, NoAnswerOnceStopped) {
+  StateResponder responder(client_, 2);
+  responder.stop();
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(StateResponder::ask(*server_, 2, 1s), std::nullopt);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+}
+
+}  // namespace
