@@ -24,6 +24,28 @@ InnerResult runCell(const std::string& filter,
   return runInner(options);
 }
 
+// ctest learns of a skip from the exit code that ranktest_add_suite asks
+// for, never from the output: a skip exits with it, a pass or a failure
+// (whose text may quote "[  SKIPPED ]") does not.
+TEST(HarnessCell, OnlyARunWhoseEveryTestSkippedExitsWithTheSkipCode) {
+  const std::map<std::string, std::string> ctest{
+      {"RANKTEST_SKIPPED_EXIT_CODE", "77"}};
+  EXPECT_EQ(runCell("InnerReports.AllRanksSkip/gloo_ws2", ctest).exit_code, 77);
+  EXPECT_EQ(runCell("InnerReports.Passes/gloo_ws2", ctest).exit_code, 0);
+  // One skipped and one passed: not a skip.
+  EXPECT_EQ(runCell("InnerReports.AllRanksSkip/gloo_ws2:InnerReports.Passes/"
+                    "gloo_ws2",
+                    ctest)
+                .exit_code,
+            0);
+  const InnerResult failed = runCell(
+      "InnerReports.AllRanksSkip/gloo_ws2:InnerReports.ExpectFailsInRank1/"
+      "gloo_ws2",
+      ctest);
+  EXPECT_EQ(failed.exit_code, 1) << failed.output;
+  EXPECT_THAT(failed.output, HasSubstr("[  SKIPPED ]"));
+}
+
 TEST(HarnessCell, ForcedWorldSizeRunsWhatHoldsThereAndSkipsTheRestWithWhy) {
   const InnerResult r = runCell("InnerCell.*", {{"WORLD_SIZE", "3"}});
   EXPECT_EQ(r.exit_code, 0) << r.output;

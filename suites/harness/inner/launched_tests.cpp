@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "ranktest/ranktest.h"
+#include "sanitizer_slowdown.h"
 
 using namespace std::chrono_literals;
 
@@ -28,7 +29,8 @@ class InnerLaunched : public ranktest::DistributedTest {
 // Rank 1 stops the process that supervises it (a launched rank), as a frozen
 // host would: its report never comes. Forked, the parent is the suite
 // itself, so the body refuses.
-RANKTEST_F(InnerLaunched, A_Rank1StopsItsSupervisor, ranktest::timeout(3s)) {
+RANKTEST_F(InnerLaunched, A_Rank1StopsItsSupervisor,
+           ranktest::timeout(3s * harness_suite::kSanitizerSlowdown)) {
   if (std::getenv("OMPI_COMM_WORLD_RANK") == nullptr &&
       std::getenv("TORCHELASTIC_RUN_ID") == nullptr) {
     FAIL() << "runs under mpirun or torchrun only";
