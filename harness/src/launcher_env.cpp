@@ -71,10 +71,10 @@ void checkLayout(const LaunchedRank& r, LauncherVariables& vars,
   }
 }
 
+// LOCAL_RANK alone makes no torchrun job: ranktest itself exports it (with
+// LOCAL_WORLD_SIZE and GROUP_RANK) to the ranks of other launchers' jobs.
 std::optional<LaunchedRank> torchrun(const Environment& env) {
-  if (!env("TORCHELASTIC_RUN_ID") && !env("RANK") && !env("LOCAL_RANK")) {
-    return std::nullopt;
-  }
+  if (!env("TORCHELASTIC_RUN_ID") && !env("RANK")) return std::nullopt;
   LauncherVariables vars(env, "torchrun");
   LaunchedRank r;
   r.launcher = "torchrun";
@@ -86,7 +86,7 @@ std::optional<LaunchedRank> torchrun(const Environment& env) {
   if (!r.master_addr) vars.required("MASTER_ADDR");
   r.master_port = vars.required("MASTER_PORT", 1);
   r.node_rank = vars.optional("GROUP_RANK");
-  vars.checkComplete("RANK or LOCAL_RANK or TORCHELASTIC_RUN_ID is");
+  vars.checkComplete("RANK or TORCHELASTIC_RUN_ID is");
   checkLayout(r, vars, "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE");
   return r;
 }

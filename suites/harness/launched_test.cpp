@@ -55,12 +55,16 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
     }
   }
 
-  InnerResult run(const std::string& test, int ranks = 2) {
+  InnerResult run(const std::string& test, int ranks = 2,
+                  const char* start_method = nullptr) {
     InnerOptions options;
     options.launcher = launcherCommand(GetParam(), ranks);
     options.filter = test;
     options.args = {"--gtest_color=no"};
     spawnUnderSanitizer(options);
+    if (start_method != nullptr) {
+      options.env["RANKTEST_START_METHOD"] = start_method;
+    }
     options.limit = 120s * kSanitizerSlowdown;
     InnerResult result = runInner(options);
     // Nothing survives: no rank, no launcher agent, no file but the XML and
@@ -158,6 +162,15 @@ TEST_P(HarnessLaunched, RankThatStopsReportingIsNamedWithItsLastPhase) {
                               "InnerLaunched.A_Rank1StopsItsSupervisor/"
                               "gloo_ws2; the job gave up on it")));
   EXPECT_LT(r.elapsed, 60s * kSanitizerSlowdown) << r.output;
+}
+
+// A spawned body registers the tests again and must find its own at the
+// launched size: the node variables the job exported (LOCAL_RANK, ...) are
+// no torchrun environment under mpirun.
+TEST_P(HarnessLaunched, SpawnedBodiesFindTheirTestAtTheLaunchedSize) {
+  const InnerResult r = run("InnerCell.AnySize/*", /*ranks=*/3, "spawn");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ContainsRegex("OK \\] InnerCell\\.AnySize/gloo_ws3"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Harness, HarnessLaunched,

@@ -85,6 +85,22 @@ TEST(HarnessLauncherEnv, PartialTorchrunNamesWhatIsMissing) {
                               "MASTER_PORT")));
 }
 
+// What ranktest exports to the ranks of an mpirun job (their spawned bodies
+// detect the launcher again) is no torchrun environment.
+TEST(HarnessLauncherEnv, ExportedNodeVariablesLeaveOpenMpiDetected) {
+  const auto r =
+      detectLauncher(environment({{"OMPI_COMM_WORLD_RANK", "1"},
+                                  {"OMPI_COMM_WORLD_SIZE", "4"},
+                                  {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                  {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
+                                  {"LOCAL_RANK", "1"},
+                                  {"LOCAL_WORLD_SIZE", "2"},
+                                  {"GROUP_RANK", "0"}}));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->launcher, "Open MPI");
+  EXPECT_EQ(r->world_size, 4);
+}
+
 TEST(HarnessLauncherEnv, InconsistentOrNonNumericValuesAreRefused) {
   Variables outside = kTorchrun;
   outside["RANK"] = "4";
