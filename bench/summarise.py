@@ -15,7 +15,7 @@ from summary import report
 from summary.samples import Samples
 
 BENCHMARKS = ["harness_overhead", "ddp_step", "join", "zero", "averaging",
-              "quantization", "checkpoint", "collective_check"]
+              "quantization", "checkpoint", "collective_check", "codec"]
 
 
 def main(args):

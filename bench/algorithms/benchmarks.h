@@ -16,6 +16,7 @@ void averaging(Flags& flags);
 void quantization(Flags& flags);
 void checkpoint(Flags& flags);
 void collectiveCheck(Flags& flags);
+void codec(Flags& flags);
 
 // --warmup, --steps and --block over the benchmark's defaults.
 Schedule scheduleFlags(Flags& flags, const Schedule& defaults);

@@ -3,7 +3,7 @@
 //   bench_algorithms <benchmark> --out=FILE [--name=value...]
 //
 // Benchmarks: ddp_step, join, zero, averaging, quantization, checkpoint,
-// collective_check;
+// collective_check, codec;
 // their flags and defaults are at the top of each one's run function.
 // Usually run through bench/run, which keeps the samples and summarises
 // them.
@@ -34,12 +34,13 @@ int main(int argc, char** argv) {
         {"averaging", &bench::averaging},
         {"quantization", &bench::quantization},
         {"checkpoint", &bench::checkpoint},
-        {"collective_check", &bench::collectiveCheck}};
+        {"collective_check", &bench::collectiveCheck},
+        {"codec", &bench::codec}};
     const auto it = argc > 1 ? kBenchmarks.find(argv[1]) : kBenchmarks.end();
     if (it == kBenchmarks.end()) {
       throw std::invalid_argument(
           "usage: bench_algorithms ddp_step|join|zero|averaging|quantization|"
-          "checkpoint|collective_check --out=FILE [--name=value...]");
+          "checkpoint|collective_check|codec --out=FILE [--name=value...]");
     }
     bench::Flags flags(argc - 1, argv + 1);
     it->second(flags);

@@ -70,7 +70,8 @@ class CommHookBf16 : public ranktest::DistributedTest {
   static std::vector<float> values(int rank, std::int64_t n) {
     std::vector<float> v;
     for (std::int64_t i = 0; i < n; ++i) {
-      v.push_back(static_cast<float>((i * 37 + rank * 101) % 257 - 128));
+      v.push_back(
+          static_cast<float>((i * 37 + std::int64_t{rank} * 101) % 257 - 128));
     }
     return v;
   }
@@ -105,10 +106,11 @@ class CommHookBf16 : public ranktest::DistributedTest {
   }
 };
 
-// Lengths below W, divisible by W and not (padding), on Gloo's chunked sum.
+// Lengths below W, divisible by W and not (padding), and long enough for
+// the vectorised kernels with a tail, on Gloo's chunked sum.
 RANKTEST_F(CommHookBf16, GlooSumEqualsExactMeanRoundedToBf16) {
   skipUnlessChunkedSum();
-  for (const std::int64_t n : {1, 7, 12, 13, 212}) {
+  for (const std::int64_t n : {1, 7, 12, 13, 212, 4099}) {
     const auto hook = distalgo::hooks::bf16CompressHook(pg());
     const at::Tensor buffer = gradients(rank(), n);
     const at::Tensor result = hookparity::runOnBuffer(hook, buffer);

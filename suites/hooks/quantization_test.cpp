@@ -264,6 +264,40 @@ RANKTEST_F(CommHookQuantization, RunsUnderTheBf16Wrapper) {
       << (result.cpu() - mean).abs().max().item<float>();
 }
 
+// The fused CPU kernels against the tensor formulas of quantize.h, bit for
+// bit, per tensor and per row, on lengths that leave a tail after the
+// vector width; a view and a double tensor take the formulas themselves.
+TEST(CommHookQuantizationMath, FusedKernelsEqualTheTensorFormulas) {
+  namespace qi = distalgo::hooks::internal;
+  const auto formula = [](const at::Tensor& x, const at::Tensor& s,
+                          const at::Tensor& z) {
+    return at::clamp(at::round(x.to(at::kFloat) / s) + z, 0, 255).to(at::kByte);
+  };
+  const at::Tensor flat = at::randn({10007}) * 3;
+  const auto whole = qi::minMaxParams(flat);
+  const at::Tensor rows = at::randn({37, 519});
+  const auto per_row = qi::perRowMinMaxParams(rows);
+  const at::Tensor row_scale = per_row.scale.unsqueeze(1);
+  const at::Tensor row_zero = per_row.zero_point.unsqueeze(1);
+  const at::Tensor q_flat = qi::quantize(flat, whole.scale, whole.zero_point);
+  const at::Tensor q_rows = qi::quantize(rows, row_scale, row_zero);
+  EXPECT_TRUE(q_flat.equal(formula(flat, whole.scale, whole.zero_point)));
+  EXPECT_TRUE(q_rows.equal(formula(rows, row_scale, row_zero)));
+  const at::Tensor strided = rows.t();
+  EXPECT_TRUE(qi::quantize(strided, whole.scale, whole.zero_point)
+                  .equal(formula(strided, whole.scale, whole.zero_point)));
+
+  at::Tensor sum = at::randn({37, 519});
+  const at::Tensor expected = sum + qi::dequantize(q_rows, row_scale, row_zero);
+  qi::accumulateDequantized(sum, q_rows, row_scale, row_zero);
+  EXPECT_TRUE(sum.equal(expected))
+      << (sum - expected).abs().max().item<float>();
+  at::Tensor flat_sum = at::zeros({10007});
+  qi::accumulateDequantized(flat_sum, q_flat, whole.scale, whole.zero_point);
+  EXPECT_TRUE(
+      flat_sum.equal(qi::dequantize(q_flat, whole.scale, whole.zero_point)));
+}
+
 TEST(CommHookQuantizationApi, PerChannelRefusesRowsShorterThanOne) {
   EXPECT_THROW(quantizationPerChannelHook({}, 0), std::invalid_argument);
 }

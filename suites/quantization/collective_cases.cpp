@@ -11,8 +11,8 @@ namespace {
 
 namespace q = distalgo::quantization;
 
-// Element counts divisible by 2, 3 and 4, so that the BFP16 allreduce needs
-// no padding and the bytes halve exactly.
+// Element counts divisible by 2, 3 and 4, so that the allreduce through
+// chunks needs no padding and the bytes halve exactly.
 const std::vector<std::int64_t> kShape{12, 10};
 const std::vector<std::int64_t> kScatterShape{8, 5};
 constexpr std::int64_t kColumns = 6;
@@ -141,9 +141,7 @@ std::vector<at::Tensor> allReduceMagnitudes(int world) {
 
 Bytes allReduceBytes(const Group& pg, DQuantType qtype) {
   const std::int64_t n = numel(kShape);
-  if (qtype == DQuantType::FP16 || distalgo::hooks::canSumBf16(*pg)) {
-    return {{"allreduce", 2 * n}};
-  }
+  if (distalgo::hooks::canSumBf16(*pg)) return {{"allreduce", 2 * n}};
   const std::int64_t chunk = (n + pg->getSize() - 1) / pg->getSize();
   return {{"alltoall_base", 2 * chunk * (pg->getSize() - 1)},
           {"allgather", 2 * chunk}};
@@ -171,14 +169,14 @@ std::vector<CollectiveCase> rows() {
                     .quantized_bytes = [](const Group& pg) -> Bytes {
                       return {{"alltoall_base", 2 * kColumns * rowsSent(pg)}};
                     }});
-    rows.push_back(
-        {.name = "scatter" + suffix,
-         .qtype = qtype,
-         .run = scatter,
-         .quantized_bytes = [](const Group& pg) -> Bytes {
-           if (pg->getRank() != scatterSource(pg)) return {};
-           return {{"scatter", 2 * pg->getSize() * numel(kScatterShape)}};
-         }});
+    rows.push_back({.name = "scatter" + suffix,
+                    .qtype = qtype,
+                    .run = scatter,
+                    .quantized_bytes = [](const Group& pg) -> Bytes {
+                      if (pg->getRank() != scatterSource(pg)) return {};
+                      return {{"scatter", std::int64_t{2} * pg->getSize() *
+                                              numel(kScatterShape)}};
+                    }});
     rows.push_back({.name = "all_reduce" + suffix,
                     .qtype = qtype,
                     .run = allReduce,

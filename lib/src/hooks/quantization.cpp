@@ -70,8 +70,8 @@ c10::intrusive_ptr<c10::ivalue::Future> quantizeAndAverage(
         at::Tensor sum =
             at::zeros(data[0].sizes(), data[0].options().dtype(at::kFloat));
         for (std::size_t r = 0; r < data.size(); ++r) {
-          sum += internal::dequantize(data[r], unsqueeze(params[r][0]),
-                                      unsqueeze(params[r][1]));
+          internal::accumulateDequantized(sum, data[r], unsqueeze(params[r][0]),
+                                          unsqueeze(params[r][1]));
         }
         return c10::IValue(finish(sum / world));
       },

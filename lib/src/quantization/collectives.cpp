@@ -10,7 +10,9 @@
 #include "distalgo/hooks/bf16_allreduce.h"
 #include "distalgo/quantization/auto_quantize.h"
 #include "distalgo/quantization/unsupported_collective.h"
+#include "hooks/internal/sum_by_chunks.h"
 #include "internal/check.h"
+#include "quantization/internal/staging.h"
 
 namespace distalgo::quantization {
 namespace {
@@ -70,11 +72,13 @@ void allToAll(const ProcessGroupPtr& pg, std::vector<at::Tensor>& outputs,
   run(
       "allToAll", pg, qtype,
       [&pg](std::vector<at::Tensor>& out, std::vector<at::Tensor>& in) {
+        // Staged, as autoQuantize's own tensors: Gloo has no list alltoall,
+        // so the words travel through one flat tensor each way.
         std::vector<std::int64_t> send_splits;
-        std::vector<at::Tensor> flat;
+        std::int64_t sent_numel = 0;
         for (const at::Tensor& t : in) {
           send_splits.push_back(t.numel());
-          flat.push_back(t.reshape(-1));
+          sent_numel += t.numel();
         }
         std::vector<std::int64_t> receive_splits;
         std::int64_t received_numel = 0;
@@ -82,8 +86,15 @@ void allToAll(const ProcessGroupPtr& pg, std::vector<at::Tensor>& outputs,
           receive_splits.push_back(t.numel());
           received_numel += t.numel();
         }
-        at::Tensor send = at::cat(flat);
-        at::Tensor received = at::empty({received_numel}, send.options());
+        at::Tensor send = internal::staging(internal::StagingSlot::kSent,
+                                            sent_numel, at::kHalf);
+        std::int64_t sent = 0;
+        for (const at::Tensor& t : in) {
+          send.narrow(0, sent, t.numel()).copy_(t.reshape(-1));
+          sent += t.numel();
+        }
+        at::Tensor received = internal::staging(
+            internal::StagingSlot::kReceived, received_numel, at::kHalf);
         pg->alltoall_base(received, send, receive_splits, send_splits)->wait();
         std::int64_t offset = 0;
         for (at::Tensor& t : out) {
@@ -136,13 +147,20 @@ void allReduce(const ProcessGroupPtr& pg, at::Tensor& tensor,
   run(
       "allReduce", pg, qtype,
       [&pg, qtype](std::vector<at::Tensor>& out, std::vector<at::Tensor>& in) {
-        if (qtype == DQuantType::FP16) {
-          pg->allreduce(in)->wait();
-        } else {
+        if (qtype == DQuantType::BFP16) {
           // The words are bfloat16's: sum them as such.
           hooks::allreduceBf16(pg, in[0].view(at::kBFloat16))->waitAndThrow();
+          out[0].copy_(in[0]);
+        } else if (hooks::canSumBf16(*pg)) {
+          // NCCL sums float16 natively.
+          pg->allreduce(in)->wait();
+          out[0].copy_(in[0]);
+        } else {
+          // Summed in float32 and clamped to float16's range once.
+          hooks::internal::sumByChunks(pg, in[0], out[0],
+                                       internal::kClampedHalfFormat)
+              ->waitAndThrow();
         }
-        out[0].copy_(in[0]);
       },
       outputs, inputs);
 }

@@ -20,8 +20,12 @@
 //   float32 tensors.
 // - `quant_loss` divides every result; PyTorch drops it for all_gather and
 //   all_to_all.
-// - Output placeholders are fresh float16 tensors of the outputs' shapes, not
+// - Output placeholders are float16 tensors of the outputs' shapes, not
 //   quantized copies of the outputs (their values are never read).
+// - On the CPU, the quantized inputs and the placeholders are views of
+//   per-thread staging buffers kept between calls (a fresh tensor of tens
+//   of MiB costs its page faults on every call): the collective must not
+//   keep them after it returns.
 // - Synchronous only, as PyTorch (which refuses async_op=True).
 
 #include <ATen/core/Tensor.h>

@@ -23,7 +23,9 @@
 //   0x7F800001 0x7F80 (+inf).
 // Inputs of any floating dtype are converted to float32 first (PyTorch's
 // BFP16 requires float32). Results are float32. Tensors on a device other
-// than the CPU are coded on a CPU copy and moved back.
+// than the CPU are coded on a CPU copy and moved back (FP16 on a GPU: with
+// ATen's own clamp and cast there). On the CPU both types are coded by
+// vectorised kernels where the CPU has AVX2 and F16C, with the same bits.
 
 #include <ATen/core/Tensor.h>
 
@@ -44,10 +46,25 @@ float bfp16Value(std::uint16_t word);
 // for a tensor that is not floating point.
 at::Tensor quantizeTensor(const at::Tensor& tensor, DQuantType qtype);
 
+// quantizeTensor's words written into `words` (a float16 tensor of the
+// tensor's shape): straight from a contiguous float32 CPU tensor into
+// contiguous CPU words, without a fresh tensor. Throws std::invalid_argument
+// for a tensor that is not floating point or words of another dtype or
+// shape.
+void quantizeInto(const at::Tensor& tensor, DQuantType qtype,
+                  const at::Tensor& words);
+
 // The float32 values of a quantized tensor, divided by `quant_loss` when
 // given. Throws std::invalid_argument when `tensor` is not float16, the
 // dtype quantizeTensor returns for both types.
 at::Tensor dequantizeTensor(const at::Tensor& tensor, DQuantType qtype,
                             std::optional<double> quant_loss = std::nullopt);
+
+// dequantizeTensor's values written into `output` (its shape, any floating
+// dtype): straight into a contiguous float32 CPU tensor, without an
+// intermediate one. Throws as dequantizeTensor.
+void dequantizeInto(const at::Tensor& tensor, DQuantType qtype,
+                    const at::Tensor& output,
+                    std::optional<double> quant_loss = std::nullopt);
 
 }  // namespace distalgo::quantization

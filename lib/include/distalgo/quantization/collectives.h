@@ -11,17 +11,19 @@
 //   allToAllSingle  alltoall_base of 2n
 //   scatter         scatter of 2n at the source (n: all its inputs), none
 //                   elsewhere
-//   allReduce       FP16: allreduce of 2n. BFP16 on NCCL: allreduce of 2n;
-//                   on backends that cannot sum bfloat16 (Gloo) the
-//                   hooks::allreduceBf16 scheme: alltoall_base of
-//                   2 (W - 1) c and allgather of 2c, c = ceil(n / W)
+//   allReduce       on NCCL: allreduce of 2n. Elsewhere (Gloo, which
+//                   cannot sum bfloat16 and sums float16 one element at a
+//                   time) the hooks::allreduceBf16 scheme for both types:
+//                   alltoall_base of 2 (W - 1) c and allgather of 2c,
+//                   c = ceil(n / W)
 //
 // Results: allGather, allToAll, allToAllSingle and scatter move values
 // without arithmetic, so each result is exactly dequantize(quantize(x)) of
 // the sender's x (codec.h states the error). allReduce sums:
-//   FP16   on the wire in float16, each partial sum rounded: within
-//          W 2^-11 sum_r |x_r| of the exact sum; a sum beyond +-65504
-//          becomes +-inf.
+//   FP16   on Gloo in float32 and rounded once to float16, a sum beyond
+//          +-65504 clamped to it; on NCCL in float16, each partial sum
+//          rounded (a sum beyond +-65504 becomes +-inf): within
+//          W 2^-11 sum_r |x_r| of the exact sum.
 //   BFP16  on Gloo in float32 and rounded once to bfloat16 (to nearest
 //          even), on NCCL in bfloat16: within W 2^-8 sum_r |x_r|.
 // PyTorch's auto_quantize refuses all_reduce and scatter; they are ours.

@@ -2,7 +2,9 @@
 
 // Affine uint8 quantization as PyTorch's quantization hooks compute it with
 // torch.ao's MinMaxObserver (per tensor) and PerChannelMinMaxObserver (per
-// row), in plain tensor operations so that it runs on CPU and on CUDA.
+// row), in plain tensor operations so that it runs on CPU and on CUDA; on
+// the CPU, quantize and accumulateDequantized run fused kernels with the
+// same bits.
 
 #include <ATen/core/Tensor.h>
 
@@ -29,5 +31,10 @@ at::Tensor quantize(const at::Tensor& x, const at::Tensor& scale,
 // scale * (y - zero_point) in float32.
 at::Tensor dequantize(const at::Tensor& y, const at::Tensor& scale,
                       const at::Tensor& zero_point);
+// sum += dequantize(y, scale, zero_point), in one pass for a float32 `sum`
+// of y's shape.
+void accumulateDequantized(const at::Tensor& sum, const at::Tensor& y,
+                           const at::Tensor& scale,
+                           const at::Tensor& zero_point);
 
 }  // namespace distalgo::hooks::internal
