@@ -3,6 +3,8 @@
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
 
+#include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -42,6 +44,35 @@ void run(const char* name, const ProcessGroupPtr& pg, DQuantType qtype,
   }
 }
 
+std::vector<std::int64_t> numelsOf(const std::vector<at::Tensor>& tensors) {
+  std::vector<std::int64_t> numels;
+  numels.reserve(tensors.size());
+  for (const at::Tensor& t : tensors) numels.push_back(t.numel());
+  return numels;
+}
+
+std::int64_t sumOf(const std::vector<std::int64_t>& numbers) {
+  return std::accumulate(numbers.begin(), numbers.end(), std::int64_t{0});
+}
+
+// The tensors as one flat tensor, when they lie one after another in one
+// storage, contiguous (as autoQuantize's staged tensors do); nothing else.
+std::optional<at::Tensor> spanOf(const std::vector<at::Tensor>& tensors) {
+  if (tensors.empty()) return std::nullopt;
+  const at::Tensor& first = tensors.front();
+  std::int64_t numel = 0;
+  for (const at::Tensor& t : tensors) {
+    if (!t.is_contiguous() || !t.storage().is_alias_of(first.storage()) ||
+        t.storage_offset() != first.storage_offset() + numel) {
+      return std::nullopt;
+    }
+    numel += t.numel();
+  }
+  at::Tensor span = at::empty({0}, first.options());
+  span.set_(first.storage(), first.storage_offset(), {numel}, {1});
+  return span;
+}
+
 void expectWorldSize(const char* name, const ProcessGroupPtr& pg,
                      DQuantType qtype, const char* what, std::size_t size) {
   DISTALGO_CHECK_ARG(size == static_cast<std::size_t>(pg->getSize()),
@@ -72,30 +103,30 @@ void allToAll(const ProcessGroupPtr& pg, std::vector<at::Tensor>& outputs,
   run(
       "allToAll", pg, qtype,
       [&pg](std::vector<at::Tensor>& out, std::vector<at::Tensor>& in) {
-        // Staged, as autoQuantize's own tensors: Gloo has no list alltoall,
-        // so the words travel through one flat tensor each way.
-        std::vector<std::int64_t> send_splits;
-        std::int64_t sent_numel = 0;
-        for (const at::Tensor& t : in) {
-          send_splits.push_back(t.numel());
-          sent_numel += t.numel();
+        // Gloo has no list alltoall: the words travel as one flat tensor
+        // each way, which autoQuantize's staged tensors already are.
+        std::vector<std::int64_t> send_splits = numelsOf(in);
+        std::vector<std::int64_t> receive_splits = numelsOf(out);
+        const std::optional<at::Tensor> in_span = spanOf(in);
+        const std::optional<at::Tensor> out_span = spanOf(out);
+        at::Tensor send;
+        if (in_span) {
+          send = *in_span;
+        } else {
+          send = internal::staging(internal::StagingSlot::kSent,
+                                   sumOf(send_splits), at::kHalf);
+          std::int64_t sent = 0;
+          for (const at::Tensor& t : in) {
+            send.narrow(0, sent, t.numel()).copy_(t.reshape(-1));
+            sent += t.numel();
+          }
         }
-        std::vector<std::int64_t> receive_splits;
-        std::int64_t received_numel = 0;
-        for (const at::Tensor& t : out) {
-          receive_splits.push_back(t.numel());
-          received_numel += t.numel();
-        }
-        at::Tensor send = internal::staging(internal::StagingSlot::kSent,
-                                            sent_numel, at::kHalf);
-        std::int64_t sent = 0;
-        for (const at::Tensor& t : in) {
-          send.narrow(0, sent, t.numel()).copy_(t.reshape(-1));
-          sent += t.numel();
-        }
-        at::Tensor received = internal::staging(
-            internal::StagingSlot::kReceived, received_numel, at::kHalf);
+        at::Tensor received =
+            out_span ? *out_span
+                     : internal::staging(internal::StagingSlot::kReceived,
+                                         sumOf(receive_splits), at::kHalf);
         pg->alltoall_base(received, send, receive_splits, send_splits)->wait();
+        if (out_span) return;
         std::int64_t offset = 0;
         for (at::Tensor& t : out) {
           t.view(-1).copy_(received.narrow(0, offset, t.numel()));
