@@ -2,8 +2,9 @@
 # Installs this build into a temporary prefix and, from that prefix only:
 # builds the consumer project (find_package(ranktest ... COMPONENTS distalgo),
 # ranktest_add_suite), runs its tests with ctest, checks that a rank's stack
-# names the consumer's own functions, and that asking for an unknown
-# component fails with a message naming it.
+# names the consumer's own functions (exported, and with file:line in a hung
+# rank's stack), and that asking for an unknown component fails with a
+# message naming it.
 set -euo pipefail
 build_dir="$1"
 consumer_dir="$2"
@@ -11,7 +12,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/ranktest-consumer.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" --component Unspecified >/dev/null
 cmake -S "$consumer_dir" -B "$work/build" -G Ninja \
-  -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/build" >/dev/null
 ctest --test-dir "$work/build" --no-tests=error --output-on-failure
 
@@ -22,6 +23,23 @@ if ! grep -q sumThenHalve "$work/exported"; then
     "a rank's stack would show bare addresses" >&2
   exit 1
 fi
+
+# A hung rank's stack names the consumer's own functions with file:line
+# (the consumer is built with debug information).
+if RANKTEST_TIMEOUT=3 "$work/build/suite_consumer" \
+  --gtest_also_run_disabled_tests --gtest_filter='ConsumerHang.*' \
+  >"$work/hang.log" 2>&1; then
+  echo "check_consumer: the hanging test passed" >&2
+  exit 1
+fi
+for frame in waitForAPeerThatNeverComes sleepThroughTheDeadline; do
+  if ! grep -Eq "$frame.* at .*consumer_test\.cpp:[0-9]+" "$work/hang.log"; then
+    echo "check_consumer: no frame '$frame ... at consumer_test.cpp:N'" \
+      "in the hung ranks' stacks:" >&2
+    cat "$work/hang.log" >&2
+    exit 1
+  fi
+done
 
 mkdir "$work/unknown"
 cat >"$work/unknown/CMakeLists.txt" <<'CMAKE'
@@ -40,4 +58,4 @@ if ! grep -q "ranktest has no component 'nosuch'" "$work/unknown.log"; then
   exit 1
 fi
 echo "check_consumer: installed package, distalgo component, named stacks" \
-  "and the unknown-component error all work"
+  "with file:line and the unknown-component error all work"

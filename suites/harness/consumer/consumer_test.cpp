@@ -7,6 +7,8 @@
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/linear.h>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "distalgo/ddp/distributed_data_parallel.h"
@@ -74,6 +76,39 @@ RANKTEST_F(ConsumerDdp, OwnHookTrainsAsPlainDdp) {
   ASSERT_EQ(plain.size(), hooked.size());
   for (std::size_t i = 0; i < plain.size(); ++i) {
     EXPECT_TRUE(at::equal(plain[i], hooked[i])) << "parameter " << i;
+  }
+}
+
+}  // namespace
+
+namespace consumer {
+
+// Rank 1 waits in a barrier that rank 0, asleep, never joins: a hang.
+// check_consumer.sh runs it (it is disabled in the suite) to see the hung
+// ranks' stacks name these functions with file:line.
+void sleepThroughTheDeadline() {
+  std::this_thread::sleep_for(std::chrono::seconds(60));
+}
+
+void waitForAPeerThatNeverComes(
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg) {
+  pg->barrier()->wait();
+}
+
+}  // namespace consumer
+
+namespace {
+
+class ConsumerHang : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
+};
+
+RANKTEST_F(ConsumerHang, DISABLED_RankOneWaitsAlone) {
+  if (rank() == 0) {
+    consumer::sleepThroughTheDeadline();
+  } else {
+    consumer::waitForAPeerThatNeverComes(pg());
   }
 }
 
