@@ -3,12 +3,13 @@
 #include <ATen/core/ivalue.h>
 
 #include "distalgo/hooks/bf16_allreduce.h"
+#include "hooks/internal/reduced_future.h"
 
 namespace distalgo::hooks {
 
 ddp::CommHook allreduceHook(c10::intrusive_ptr<c10d::ProcessGroup> pg) {
   return [pg = std::move(pg)](ddp::GradBucket& bucket) {
-    at::Tensor buffer = bucket.buffer();
+    const at::Tensor& buffer = bucket.buffer();
     buffer.div_(pg->getSize());
     // Gloo cannot sum bfloat16 (e.g. under bf16CompressWrapper).
     if (buffer.scalar_type() == at::kBFloat16) {
@@ -21,10 +22,7 @@ ddp::CommHook allreduceHook(c10::intrusive_ptr<c10d::ProcessGroup> pg) {
 
 ddp::CommHook noopHook() {
   return [](ddp::GradBucket& bucket) {
-    auto future =
-        c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get());
-    future->markCompleted(c10::IValue(bucket.buffer()));
-    return future;
+    return internal::completedFuture(bucket.buffer());
   };
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "distalgo/hooks/internal/quantize.h"
+#include "hooks/internal/reduced_future.h"
 #include "internal/check.h"
 
 namespace distalgo::hooks {
@@ -33,13 +34,6 @@ Gathered allgather(const Group& pg, const at::Tensor& input) {
   }
   auto work = pg->allgather(outputs, inputs);
   return {work, outputs[0]};
-}
-
-c10::intrusive_ptr<c10::ivalue::Future> completed(const at::Tensor& tensor) {
-  auto future =
-      c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get());
-  future->markCompleted(c10::IValue(tensor));
-  return future;
 }
 
 // The shared flow of both hooks. `params` are this rank's qparams with one
@@ -83,7 +77,7 @@ c10::intrusive_ptr<c10::ivalue::Future> quantizeAndAverage(
 ddp::CommHook quantizationPerTensorHook(Group pg) {
   return [pg = std::move(pg)](ddp::GradBucket& bucket) {
     const at::Tensor& buffer = bucket.buffer();
-    if (buffer.numel() == 0) return completed(buffer);
+    if (buffer.numel() == 0) return internal::completedFuture(buffer);
     const at::Tensor x = buffer.to(at::kFloat);
     return quantizeAndAverage(
         pg, x, internal::minMaxParams(x),
@@ -101,7 +95,7 @@ ddp::CommHook quantizationPerChannelHook(Group pg, std::int64_t bucket_size) {
   return [pg = std::move(pg), bucket_size](ddp::GradBucket& bucket) {
     const at::Tensor& buffer = bucket.buffer();
     const std::int64_t n = buffer.numel();
-    if (n == 0) return completed(buffer);
+    if (n == 0) return internal::completedFuture(buffer);
     // PyTorch pads by bucket_size - n % bucket_size: a whole row of zeros
     // when n is a multiple of bucket_size.
     const std::int64_t padding = bucket_size - n % bucket_size;

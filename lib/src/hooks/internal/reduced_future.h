@@ -1,6 +1,6 @@
 #pragma once
 
-// Small pieces the PowerSGD hooks share for chaining allreduces.
+// Small pieces the hooks share for their futures and chained allreduces.
 
 #include <ATen/core/ivalue.h>
 
@@ -9,6 +9,15 @@
 #include "distalgo/ddp/comm_hook.h"
 
 namespace distalgo::hooks::internal {
+
+// A future already completed with `tensor`.
+inline c10::intrusive_ptr<c10::ivalue::Future> completedFuture(
+    const at::Tensor& tensor) {
+  auto future =
+      c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get());
+  future->markCompleted(c10::IValue(tensor));
+  return future;
+}
 
 // Starts an allreduce (sum) of `tensor` in place; its future holds the list
 // of reduced tensors.

@@ -6,6 +6,7 @@
 #include <exception>
 #include <vector>
 
+#include "hooks/internal/reduced_future.h"
 #include "quantization/internal/staging.h"
 
 namespace distalgo::hooks::internal {
@@ -30,13 +31,6 @@ void fillSlot(const at::Tensor& slot, const at::Tensor& words) {
   slot.narrow(0, words.numel(), slot.numel() - words.numel()).zero_();
 }
 
-c10::intrusive_ptr<c10::ivalue::Future> completed(const at::Tensor& tensor) {
-  auto future =
-      c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get());
-  future->markCompleted(c10::IValue(tensor));
-  return future;
-}
-
 }  // namespace
 
 c10::intrusive_ptr<c10::ivalue::Future> sumByChunks(
@@ -48,7 +42,7 @@ c10::intrusive_ptr<c10::ivalue::Future> sumByChunks(
   const std::int64_t n = input.numel();
   if (world == 1 || n == 0) {
     if (!output.is_same(input)) output.copy_(input);
-    return completed(output);
+    return completedFuture(output);
   }
   const std::int64_t chunk = (n + world - 1) / world;
   // Gloo moves 16-bit words as float16, whatever they hold.
