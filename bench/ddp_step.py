@@ -15,21 +15,21 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 import traceback
 from datetime import timedelta
 
 import torch
 import torch.distributed as dist
 import torch.nn as nn
-import torch.nn.functional as F
 from torch.distributed.algorithms.ddp_comm_hooks import debugging_hooks
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks as default
 from torch.distributed.algorithms.ddp_comm_hooks import powerSGD_hook as powersgd
 from torch.nn.parallel import DistributedDataParallel
 
+import pytorch_steps
+
 HEADER = ["side", "model", "ranks", "mode", "round", "metric", "value"]
-SEED, INPUTS, OUTPUTS, DISTINCT_BATCHES = 7, 8, 4, 16
+SEED, INPUTS, OUTPUTS = 7, 8, 4
 
 MODELS = {
     "mlp": lambda: nn.Sequential(nn.Linear(INPUTS, 16), nn.ReLU(),
@@ -67,19 +67,9 @@ HOOKS = {
 }
 
 
-def _batches(rank, rows):
-    # As fixtures::rankBatch: one generator seeded per step and rank.
-    out = []
-    for i in range(DISTINCT_BATCHES):
-        g = torch.Generator().manual_seed(1000003 * i + 101 * rank + 7)
-        out.append((torch.randn(rows, INPUTS, generator=g),
-                    torch.randn(rows, OUTPUTS, generator=g)))
-    return out
-
-
 def _time_modes(rank, world_size, model, args):
     """As bench/common/runner.cpp's timeModes; returns rank 0's rows."""
-    batches = _batches(rank, args.rows)
+    batches = pytorch_steps.batches(rank, args.rows, INPUTS, OUTPUTS)
     modes = []
     for name, (install, wire_bytes) in HOOKS.items():
         torch.manual_seed(SEED)
@@ -88,55 +78,20 @@ def _time_modes(rank, world_size, model, args):
         sgd = torch.optim.SGD(ddp.parameters(), lr=0.01)
         modes.append((name, ddp, sgd, wire_bytes))
 
-    def block(mode, first, n, times):
-        _, ddp, sgd, _ = mode
-        for i in range(first, first + n):
-            x, y = batches[i % len(batches)]
-            start = time.monotonic_ns()
-            sgd.zero_grad()
-            F.mse_loss(ddp(x), y).backward()
-            sgd.step()
-            if times is not None:
-                times.append((time.monotonic_ns() - start) / 1e3)
-
-    for mode in modes:
-        block(mode, 0, args.warmup, None)
-    dist.barrier()
-    times = [[] for _ in modes]
-    rounds = []
-    done, round_ = 0, 0
-    while done < args.steps:
-        n = min(args.block, args.steps - done)
-        for j in range(len(modes)):
-            m = (round_ + j) % len(modes)
-            block(modes[m], args.warmup + done, n, times[m])
-        rounds += [round_] * n
-        done += n
-        round_ += 1
+    times, rounds = pytorch_steps.time_modes(
+        [(ddp, sgd) for _, ddp, sgd, _ in modes], batches, args)
 
     key = ["python", model, str(world_size)]
     rows = []
     for (name, ddp, _, wire_bytes), mine in zip(modes, times):
-        mine = torch.tensor(mine, dtype=torch.float64)
-        everyone = [torch.empty_like(mine) for _ in range(world_size)]
-        dist.all_gather(everyone, mine)
-        slowest = torch.stack(everyone).max(dim=0).values.tolist()
-        rows += [key + [name, str(r), "step_us", f"{us:.6g}"]
-                 for r, us in zip(rounds, slowest)]
+        rows += pytorch_steps.step_rows(
+            key, name, rounds, pytorch_steps.slowest_rank(mine, world_size))
         if wire_bytes is not None:
             # DDP reduces each gradient once a step, in one bucket here.
             numel = sum(p.numel() for p in ddp.parameters())
             rows += [key + [name, "-", "sent_bytes:allreduce",
                             str(numel * wire_bytes)]] * world_size
     return rows
-
-
-def _append(path, rows):
-    with open(path, "a+") as out:
-        out.seek(0)
-        if not any(line[0] != "#" for line in out if line.strip()):
-            out.write("\t".join(HEADER) + "\n")
-        out.writelines("\t".join(row) + "\n" for row in rows)
 
 
 def _run_cell(model, world_size, args):
@@ -156,7 +111,7 @@ def _run_cell(model, world_size, args):
                     timeout=timedelta(minutes=30))
                 rows = _time_modes(rank, world_size, model, args)
                 if rank == 0:
-                    _append(args.out, rows)
+                    pytorch_steps.append(args.out, HEADER, rows)
             except BaseException:
                 traceback.print_exc()
                 code = 1

@@ -15,7 +15,8 @@ from summary import report
 from summary.samples import Samples
 
 BENCHMARKS = ["harness_overhead", "ddp_step", "join", "zero", "averaging",
-              "quantization", "checkpoint", "collective_check", "codec"]
+              "quantization", "checkpoint", "collective_check", "codec",
+              "link"]
 
 
 def main(args):

@@ -17,6 +17,7 @@ void quantization(Flags& flags);
 void checkpoint(Flags& flags);
 void collectiveCheck(Flags& flags);
 void codec(Flags& flags);
+void link(Flags& flags);
 
 // --warmup, --steps and --block over the benchmark's defaults.
 Schedule scheduleFlags(Flags& flags, const Schedule& defaults);

@@ -10,6 +10,7 @@ namespace bench {
 DdpMode::DdpMode(const Model& model, const ranktest::Rank& rank, int rows,
                  const distalgo::ddp::DdpOptions& options)
     : group_(c10::make_intrusive<ranktest::CountingProcessGroup>(rank.pg)),
+      store_(rank.store),
       ddp_(model.make(), group_, options),
       batches_(rankBatches(model, rank.rank, rows)) {}
 

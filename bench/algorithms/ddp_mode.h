@@ -32,6 +32,8 @@ class DdpMode : public Mode {
   // What DDP reduces over; a hook or optimizer that sends should use it
   // too, so that its bytes count.
   const CountingGroup& group() const { return group_; }
+  // The store the rank's group was built on (for subgroups).
+  const c10::intrusive_ptr<c10d::Store>& store() const { return store_; }
   // Runs after backward, e.g. an optimizer's step; nothing by default.
   void setOptimizerStep(std::function<void()> step);
   // Adds a number of this rank to rankValues().
@@ -45,6 +47,7 @@ class DdpMode : public Mode {
 
  private:
   CountingGroup group_;
+  c10::intrusive_ptr<c10d::Store> store_;
   Ddp ddp_;
   std::vector<fixtures::Batch> batches_;
   std::function<void()> optimizer_step_;

@@ -12,41 +12,12 @@
 #include "distalgo/hooks/bf16_compress.h"
 #include "distalgo/hooks/default_hooks.h"
 #include "distalgo/hooks/fp16_compress.h"
-#include "distalgo/hooks/powersgd.h"
 #include "distalgo/hooks/quantization.h"
 
 namespace bench {
 namespace {
 
 using Group = c10::intrusive_ptr<c10d::ProcessGroup>;
-using distalgo::ddp::CommHook;
-
-// A hook and SGD after backward, as every row of this benchmark.
-DdpVariant withSgd(std::string name,
-                   const std::function<void(DdpMode&)>& install) {
-  return {std::move(name), [install](DdpMode& mode) {
-            install(mode);
-            useSgd(mode);
-          }};
-}
-
-DdpVariant cppHook(const std::string& name,
-                   const std::function<CommHook(const Group&)>& make) {
-  return withSgd(name, [name, make](DdpMode& mode) {
-    mode.ddp().registerCommHook(make(mode.group()), name);
-  });
-}
-
-// PowerSGD of rank 1 from the third iteration, as on the Python side.
-std::function<CommHook(const Group&)> powerSgd(bool batched) {
-  return [batched](const Group& g) {
-    auto state = std::make_shared<distalgo::hooks::PowerSgdState>(
-        g, distalgo::hooks::PowerSgdOptions{.matrix_approximation_rank = 1,
-                                            .start_iteration = 2});
-    return batched ? distalgo::hooks::batchedPowerSgdHook(state)
-                   : distalgo::hooks::powerSgdHook(state);
-  };
-}
 
 std::vector<DdpVariant> hooks() {
   namespace h = distalgo::hooks;
@@ -57,26 +28,29 @@ std::vector<DdpVariant> hooks() {
                 mode.ddp().registerBuiltinCommHook(
                     c10d::BuiltinCommHookType::ALLREDUCE);
               }),
-      cppHook("allreduce", [](const Group& g) { return h::allreduceHook(g); }),
-      cppHook("fp16_compress",
-              [](const Group& g) { return h::fp16CompressHook(g); }),
-      cppHook("fp16_wrapper(allreduce)",
-              [](const Group& g) {
-                return h::fp16CompressWrapper(h::allreduceHook(g));
-              }),
-      cppHook("noop", [](const Group&) { return h::noopHook(); }),
-      cppHook("bf16_compress",
-              [](const Group& g) { return h::bf16CompressHook(g); }),
-      cppHook("bf16_wrapper(allreduce)",
-              [](const Group& g) {
-                return h::bf16CompressWrapper(h::allreduceHook(g));
-              }),
-      cppHook("quantization_per_tensor",
-              [](const Group& g) { return h::quantizationPerTensorHook(g); }),
-      cppHook("quantization_per_channel",
-              [](const Group& g) { return h::quantizationPerChannelHook(g); }),
-      cppHook("powersgd(rank=1)", powerSgd(false)),
-      cppHook("batched_powersgd(rank=1)", powerSgd(true)),
+      hookWithSgd("allreduce",
+                  [](const Group& g) { return h::allreduceHook(g); }),
+      hookWithSgd("fp16_compress",
+                  [](const Group& g) { return h::fp16CompressHook(g); }),
+      hookWithSgd("fp16_wrapper(allreduce)",
+                  [](const Group& g) {
+                    return h::fp16CompressWrapper(h::allreduceHook(g));
+                  }),
+      hookWithSgd("noop", [](const Group&) { return h::noopHook(); }),
+      hookWithSgd("bf16_compress",
+                  [](const Group& g) { return h::bf16CompressHook(g); }),
+      hookWithSgd("bf16_wrapper(allreduce)",
+                  [](const Group& g) {
+                    return h::bf16CompressWrapper(h::allreduceHook(g));
+                  }),
+      hookWithSgd(
+          "quantization_per_tensor",
+          [](const Group& g) { return h::quantizationPerTensorHook(g); }),
+      hookWithSgd(
+          "quantization_per_channel",
+          [](const Group& g) { return h::quantizationPerChannelHook(g); }),
+      hookWithSgd("powersgd(rank=1)", powerSgd(1, false)),
+      hookWithSgd("batched_powersgd(rank=1)", powerSgd(1, true)),
   };
 }
 

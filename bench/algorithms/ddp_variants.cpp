@@ -4,8 +4,35 @@
 
 #include "algorithms/benchmarks.h"
 #include "common/ranks.h"
+#include "distalgo/hooks/powersgd.h"
 
 namespace bench {
+
+DdpVariant withSgd(std::string name,
+                   const std::function<void(DdpMode&)>& install) {
+  return {std::move(name), [install](DdpMode& mode) {
+            install(mode);
+            useSgd(mode);
+          }};
+}
+
+DdpVariant hookWithSgd(const std::string& name, const MakeHook& make) {
+  return withSgd(name, [name, make](DdpMode& mode) {
+    mode.ddp().registerCommHook(make(mode.group()), name);
+  });
+}
+
+MakeHook powerSgd(int matrix_rank, bool batched) {
+  return [matrix_rank,
+          batched](const c10::intrusive_ptr<c10d::ProcessGroup>& group) {
+    auto state = std::make_shared<distalgo::hooks::PowerSgdState>(
+        group,
+        distalgo::hooks::PowerSgdOptions{
+            .matrix_approximation_rank = matrix_rank, .start_iteration = 2});
+    return batched ? distalgo::hooks::batchedPowerSgdHook(state)
+                   : distalgo::hooks::powerSgdHook(state);
+  };
+}
 
 ModelCells modelCellFlags(Flags& flags, const std::string& models,
                           const Schedule& defaults, double bucket_cap_mb) {

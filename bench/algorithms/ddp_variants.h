@@ -10,6 +10,7 @@
 
 #include "algorithms/ddp_mode.h"
 #include "common/flags.h"
+#include "distalgo/ddp/comm_hook.h"
 
 namespace bench {
 
@@ -19,6 +20,17 @@ struct DdpVariant {
   std::string name;
   std::function<void(DdpMode&)> set_up;
 };
+
+using MakeHook = std::function<distalgo::ddp::CommHook(
+    const c10::intrusive_ptr<c10d::ProcessGroup>&)>;
+
+// `install`, then SGD (lr 0.01) after backward.
+DdpVariant withSgd(std::string name,
+                   const std::function<void(DdpMode&)>& install);
+// The hook make(group) registered under `name`, then SGD.
+DdpVariant hookWithSgd(const std::string& name, const MakeHook& make);
+// PowerSGD (batched or not) of `matrix_rank` from the third iteration.
+MakeHook powerSgd(int matrix_rank, bool batched);
 
 struct ModelCells {
   std::vector<std::string> models;

@@ -23,7 +23,8 @@ struct Model {
 
 // mlp and convnet (fixtures/models.h, 8 inputs to 4 outputs), wide_mlp
 // (256-1024-256, 0.5 M parameters) and deep_mlp (13 layers of about 512 x
-// 512, 3.2 M parameters). Throws std::invalid_argument for another name.
+// 512, 3.2 M parameters) and link_mlp (6 layers of 2048 x 2048, 25.2 M
+// parameters). Throws std::invalid_argument for another name.
 const Model& modelNamed(const std::string& name);
 
 // The batches a rank cycles through, made before timing.

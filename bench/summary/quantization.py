@@ -9,6 +9,18 @@ MODES = ["exact", "fp16", "bfp16"]
 MIB = 1 / 2**20
 
 
+def _wire(samples, mode, cell):
+    """One call's bytes on the wire, all ranks together: the counted bytes,
+    except that an exact all_reduce counts its input, of which a ring moves
+    2 (W - 1) / W per rank (the quantized ones on Gloo count the
+    point-to-point sends they make)."""
+    counted = sum(samples.values(mode=mode, metric="sent_bytes", **cell))
+    if cell["collective"] == "all_reduce" and mode == "exact":
+        world = int(cell["ranks"])
+        return counted * 2 * (world - 1) / world
+    return counted
+
+
 def summarise(samples):
     summary = Summary("Collective quantization: time and bytes",
                       "collective-quantization")
@@ -16,8 +28,8 @@ def summarise(samples):
     panels = {}  # per payload size: {mode: {label: point}}
     for cell, _, mode, timing in cell_modes(
             samples, ["mib", "ranks", "collective"], MODES, "exact"):
-        wire = sum(samples.values(mode=mode, metric="sent_bytes", **cell))
-        exact = sum(samples.values(mode="exact", metric="sent_bytes", **cell))
+        wire = _wire(samples, mode, cell)
+        exact = _wire(samples, "exact", cell)
         rows.append(list(cell.values()) + [mode] + timing.columns() +
                     [num(wire, MIB), times(ratio(wire, exact))])
         label = f"{cell['collective']} {cell['ranks']}"

@@ -49,13 +49,15 @@ class HarnessCluster : public ::testing::TestWithParam<std::string> {
     if (!out_.empty()) std::filesystem::remove_all(out_, ignored);
   }
 
-  // Runs `filter` of the inner binary on 2 hosts x 1 rank.
-  InnerResult run(const std::string& filter) {
+  // Runs `filter` of the inner binary on 2 hosts x 1 rank: as a feature,
+  // or as a program after "--" with its arguments as given.
+  InnerResult run(const std::string& filter, bool as_program = false) {
     InnerOptions options;
     const std::string cluster =
         std::string(RANKTEST_SOURCE_DIR) + "/ci/cluster";
     options.launcher = {cluster, "--hosts",    "2",       "--ranks-per-host",
                         "1",     "--launcher", GetParam()};
+    if (as_program) options.launcher.push_back("--");
     options.filter = filter;
     options.args = {"--gtest_color=no"};
     options.env = {{"OUT", out_}};
@@ -117,6 +119,25 @@ TEST_P(HarnessCluster, HangOnTheSecondHostIsStoppedWithItsStack) {
   EXPECT_THAT(r.output, AllOf(HasSubstr("still running: rank 1"),
                               ContainsRegex(kSecondHost),
                               HasSubstr("sleepForeverInRank")));
+}
+
+TEST_P(HarnessCluster, ProgramAfterDoubleDashRunsAsTheJob) {
+  const InnerResult r =
+      run("InnerReports.Passes/gloo_ws2", /*as_program=*/true);
+  SKIP_WITHOUT_NAMESPACES(r);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  // Its own arguments reached it: the filter, and the XML where asked.
+  EXPECT_THAT(r.xml, HasSubstr("name=\"Passes/gloo_ws2\""));
+  EXPECT_THAT(r.output, ContainsRegex("\\| harness_inner +\\| passed"));
+}
+
+TEST_P(HarnessCluster, ProgramThatFailsOnTheSecondHostFailsTheRun) {
+  const InnerResult r =
+      run("InnerReports.ExpectFailsInRank1/gloo_ws2", /*as_program=*/true);
+  SKIP_WITHOUT_NAMESPACES(r);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, AllOf(ContainsRegex("\\| harness_inner +\\| FAILED"),
+                              ContainsRegex(kSecondHost)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Harness, HarnessCluster,

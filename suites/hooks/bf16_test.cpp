@@ -1,5 +1,6 @@
 // The bfloat16 hooks: their rows in the parity table, and the Gloo sum
-// (alltoall_base + allgather) on data whose exact mean is known.
+// (point-to-point reduce-scatter + allgather) on data whose exact mean is
+// known.
 
 #include <ATen/ATen.h>
 #include <c10/util/BFloat16.h>
@@ -12,6 +13,7 @@
 #include "distalgo/hooks/bf16_allreduce.h"
 #include "distalgo/hooks/bf16_compress.h"
 #include "distalgo/hooks/default_hooks.h"
+#include "fixtures/chunked_sum_bytes.h"
 #include "hand_bucket.h"
 #include "hook_parity.h"
 
@@ -22,18 +24,14 @@ using hookparity::numelOf;
 using hookparity::TrafficContext;
 
 // What one bucket of n elements costs per collective: NCCL sums bfloat16
-// itself (2 bytes an element); Gloo's scheme pads to W chunks (see
-// bf16_allreduce.h).
-Bytes bf16Bytes(std::int64_t n, int world, const std::string& backend) {
-  if (backend == "nccl") return {{"allreduce", 2 * n}};
-  const std::int64_t chunk = (n + world - 1) / world;
-  return {{"alltoall_base", 2 * chunk * (world - 1)}, {"allgather", 2 * chunk}};
-}
-
+// itself (2 bytes an element); on Gloo, the chunked sum's point-to-point
+// sends (see bf16_allreduce.h).
 Bytes bf16Traffic(const TrafficContext& c) {
-  Bytes bytes = bf16Bytes(numelOf(c.parameters), c.world_size, c.backend);
-  for (auto& [collective, b] : bytes) b *= c.steps;
-  return bytes;
+  const std::int64_t n = numelOf(c.parameters);
+  const std::int64_t steps = c.steps;
+  if (c.backend == "nccl") return {{"allreduce", steps * 2 * n}};
+  return {{"send",
+           c.steps * fixtures::chunkedSumSendBytes(n, c.world_size, c.rank)}};
 }
 
 // bfloat16 keeps 8 significant bits, so each gradient rounds by up to 2^-9
@@ -135,18 +133,20 @@ RANKTEST_F(CommHookBf16, WrapperOfAllreduceEqualsTheHookExactly) {
   EXPECT_TRUE(at::equal(a, b));
 }
 
-// The chunked sum pads n to W chunks and puts in W chunks' worth of
-// bfloat16: (W - 1) chunks through alltoall_base, one through allgather.
+// The chunked sum sends each other rank its chunk of ceil(n / W) bfloat16
+// words, then its own chunk of the sum, as point-to-point messages (one
+// message per peer and phase; an empty chunk sends none).
 RANKTEST_F(CommHookBf16, GlooSumSendsOneAllreducesWorthOfBf16) {
   skipUnlessChunkedSum();
   auto counting = c10::make_intrusive<ranktest::CountingProcessGroup>(pg());
   const std::int64_t n = 13;
   at::Tensor t = gradients(rank(), n).to(at::kBFloat16);
   distalgo::hooks::allreduceBf16(counting, t)->wait();
-  const std::int64_t chunk = (n + worldSize() - 1) / worldSize();
-  EXPECT_EQ(counting->traffic("alltoall_base").bytes,
-            2 * chunk * (worldSize() - 1));
-  EXPECT_EQ(counting->traffic("allgather").bytes, 2 * chunk);
+  EXPECT_EQ(counting->traffic("send").bytes,
+            fixtures::chunkedSumSendBytes(n, worldSize(), rank()));
+  EXPECT_EQ(counting->traffic("send").calls, 2 * (worldSize() - 1));
+  EXPECT_EQ(counting->traffic("alltoall_base").calls, 0);
+  EXPECT_EQ(counting->traffic("allgather").calls, 0);
   EXPECT_EQ(counting->traffic("allreduce").calls, 0);
   at::Tensor sum = at::zeros({n});
   for (int r = 0; r < worldSize(); ++r) sum += gradients(r, n);

@@ -55,6 +55,7 @@ struct TrafficContext {
   std::string backend;
   // Bytes reference DDP put into allreduce over the same steps.
   std::int64_t reference_bytes = 0;
+  int rank = 0;  // this rank: some traffic differs by rank
 };
 // Bytes this rank puts into each collective over the run, by collective name
 // (as ranktest::CountingProcessGroup names them); unnamed ones must be 0.

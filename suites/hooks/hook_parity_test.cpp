@@ -90,8 +90,12 @@ RANKTEST_P(CommHookParity, SendsThePredictedBytes) {
   hookparity::trainMlp(counting, rank(), row.steps, row.learning_rate, {});
   auto reference = counting->allTraffic();
   const hookparity::TrafficContext context{
-      fixtures::makeMlp(/*seed=*/1)->parameters(), worldSize(), row.steps,
-      backend(), reference["allreduce"].bytes};
+      fixtures::makeMlp(/*seed=*/1)->parameters(),
+      worldSize(),
+      row.steps,
+      backend(),
+      reference["allreduce"].bytes,
+      rank()};
   // What DDP sends besides the gradients (the parameter broadcast of
   // construction) is the same with a hook.
   reference.erase("allreduce");

@@ -34,13 +34,21 @@ std::int64_t channelRows(std::int64_t n, std::int64_t row_length) {
 }
 
 // The model's gradients are one bucket; every step allgathers the float32
-// (scale, zero point) pair(s) and the uint8 data.
+// (scale, zero point) pair(s), then moves the uint8 data: NCCL allgathers
+// it, Gloo sends it to each other rank.
+Bytes quantizedTraffic(const TrafficContext& c, std::int64_t rows,
+                       std::int64_t data) {
+  const std::int64_t steps = c.steps;
+  const std::int64_t peers = c.world_size - 1;
+  if (c.backend == "nccl") return {{"allgather", steps * (8 * rows + data)}};
+  return {{"allgather", steps * 8 * rows}, {"send", steps * peers * data}};
+}
 Bytes perTensorTraffic(const TrafficContext& c) {
-  return {{"allgather", c.steps * (8 + numelOf(c.parameters))}};
+  return quantizedTraffic(c, 1, numelOf(c.parameters));
 }
 Bytes perChannelTraffic(const TrafficContext& c) {
   const std::int64_t rows = channelRows(numelOf(c.parameters), 512);
-  return {{"allgather", c.steps * rows * (8 + 512)}};
+  return quantizedTraffic(c, rows, rows * 512);
 }
 
 // uint8 over the gradient's range: each element is off by up to half a step,
@@ -206,26 +214,44 @@ RANKTEST_F(CommHookQuantization, PerChannelAveragesEachRowsRoundTrip) {
   EXPECT_EQ(valuesOf(result), expectedMean(10, 4));
 }
 
+// A row's float32 scale and zero point.
+constexpr std::int64_t kRowQparamsBytes = 8;
+
+// After one hook call: checks that the qparams' allgather put in
+// `qparams_bytes`, and returns the uint8 data's bytes per rank reached
+// (NCCL allgathers them; Gloo sends them to each other rank).
+std::int64_t dataBytes(const ranktest::CountingProcessGroup& counting,
+                       std::int64_t qparams_bytes) {
+  const ranktest::Traffic gathered = counting.traffic("allgather");
+  if (counting.getBackendName() == "nccl") {
+    EXPECT_EQ(gathered.calls, 2);
+    return gathered.bytes - qparams_bytes;
+  }
+  EXPECT_EQ(gathered.calls, 1);
+  EXPECT_EQ(gathered.bytes, qparams_bytes);
+  const ranktest::Traffic sent = counting.traffic("send");
+  EXPECT_EQ(sent.calls, counting.getSize() - 1);
+  return sent.bytes / (counting.getSize() - 1);
+}
+
 // PyTorch pads by 512 - n % 512, so at n = 1024 a third row of zeros is sent
 // with its own scale and zero point.
 RANKTEST_F(CommHookQuantization, PerChannelAddsAWholeRowAtMultiplesOf512) {
   auto counting = c10::make_intrusive<ranktest::CountingProcessGroup>(pg());
   hookparity::runOnBuffer(quantizationPerChannelHook(counting),
                           onDevice(gradients(rank(), 1024)));
-  EXPECT_EQ(counting->traffic("allgather").calls, 2);
-  EXPECT_EQ(counting->traffic("allgather").bytes, 3 * 2 * 4 + 3 * 512);
+  EXPECT_EQ(dataBytes(*counting, 3 * kRowQparamsBytes), 3 * 512);
   counting->reset();
   hookparity::runOnBuffer(quantizationPerChannelHook(counting),
                           onDevice(gradients(rank(), 1023)));
-  EXPECT_EQ(counting->traffic("allgather").bytes, 2 * 2 * 4 + 2 * 512);
+  EXPECT_EQ(dataBytes(*counting, 2 * kRowQparamsBytes), 2 * 512);
 }
 
 RANKTEST_F(CommHookQuantization, PerTensorSendsScaleZeroPointAndBytes) {
   auto counting = c10::make_intrusive<ranktest::CountingProcessGroup>(pg());
   hookparity::runOnBuffer(quantizationPerTensorHook(counting),
                           onDevice(gradients(rank(), 300)));
-  EXPECT_EQ(counting->traffic("allgather").calls, 2);
-  EXPECT_EQ(counting->traffic("allgather").bytes, 2 * 4 + 300);
+  EXPECT_EQ(dataBytes(*counting, kRowQparamsBytes), 300);
 }
 
 // All zeros gives scale epsilon; a constant gives a range from 0 to it. No

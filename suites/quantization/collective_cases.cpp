@@ -5,6 +5,7 @@
 #include "collective_case.h"
 #include "distalgo/hooks/bf16_allreduce.h"
 #include "distalgo/quantization/collectives.h"
+#include "fixtures/chunked_sum_bytes.h"
 
 namespace quantcase {
 namespace {
@@ -142,9 +143,8 @@ std::vector<at::Tensor> allReduceMagnitudes(int world) {
 Bytes allReduceBytes(const Group& pg, DQuantType qtype) {
   const std::int64_t n = numel(kShape);
   if (distalgo::hooks::canSumBf16(*pg)) return {{"allreduce", 2 * n}};
-  const std::int64_t chunk = (n + pg->getSize() - 1) / pg->getSize();
-  return {{"alltoall_base", 2 * chunk * (pg->getSize() - 1)},
-          {"allgather", 2 * chunk}};
+  return {
+      {"send", fixtures::chunkedSumSendBytes(n, pg->getSize(), pg->getRank())}};
 }
 
 std::vector<CollectiveCase> rows() {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "distalgo/hooks/internal/quantize.h"
+#include "hooks/internal/exchange.h"
 #include "hooks/internal/reduced_future.h"
 #include "internal/check.h"
 
@@ -17,6 +18,9 @@ namespace {
 
 using Group = c10::intrusive_ptr<c10d::ProcessGroup>;
 using internal::QuantParams;
+
+// The point-to-point tag of the quantized rows.
+constexpr int kRowsTag = 0x51;
 
 struct Gathered {
   c10::intrusive_ptr<c10d::Work> work;
@@ -38,9 +42,10 @@ Gathered allgather(const Group& pg, const at::Tensor& input) {
 
 // The shared flow of both hooks. `params` are this rank's qparams with one
 // entry per row of `rows` (a 0-dimensional pair per tensor); `finish` turns
-// the averaged rows into the bucket's shape. The first allgather completes
-// before the second is issued, so every rank issues collectives in the
-// order the reducer calls the hook.
+// the averaged rows into the bucket's shape. The qparams' allgather
+// completes before the rows move (on Gloo, the rows too: its future is
+// complete), so every rank issues them in the order the reducer calls the
+// hook.
 c10::intrusive_ptr<c10::ivalue::Future> quantizeAndAverage(
     const Group& pg, const at::Tensor& rows, const QuantParams& params,
     std::function<at::Tensor(const at::Tensor&)> finish) {
@@ -54,22 +59,37 @@ c10::intrusive_ptr<c10::ivalue::Future> quantizeAndAverage(
   const at::Tensor own = params_of.per_rank[pg->getRank()];
   const at::Tensor quantized =
       internal::quantize(rows, unsqueeze(own[0]), unsqueeze(own[1]));
-  Gathered data_of = allgather(pg, quantized);
   const int world = pg->getSize();
-  return data_of.work->getFuture()->then(
-      [params = params_of.per_rank, data = data_of.per_rank, world, unsqueeze,
-       finish = std::move(finish)](c10::ivalue::Future& done) {
-        // Future::then runs this on failure too; the error must carry on.
-        if (done.hasError()) std::rethrow_exception(done.exception_ptr());
-        at::Tensor sum =
-            at::zeros(data[0].sizes(), data[0].options().dtype(at::kFloat));
-        for (std::size_t r = 0; r < data.size(); ++r) {
-          internal::accumulateDequantized(sum, data[r], unsqueeze(params[r][0]),
-                                          unsqueeze(params[r][1]));
-        }
-        return c10::IValue(finish(sum / world));
-      },
-      c10::TensorType::get());
+  auto average = [qparams = params_of.per_rank, world, unsqueeze,
+                  finish =
+                      std::move(finish)](const std::vector<at::Tensor>& data) {
+    at::Tensor sum =
+        at::zeros(data[0].sizes(), data[0].options().dtype(at::kFloat));
+    for (int r = 0; r < world; ++r) {
+      internal::accumulateDequantized(sum, data[r], unsqueeze(qparams[r][0]),
+                                      unsqueeze(qparams[r][1]));
+    }
+    return finish(sum / world);
+  };
+  if (pg->getBackendName() == "nccl") {
+    Gathered data_of = allgather(pg, quantized);
+    return data_of.work->getFuture()->then(
+        [data = data_of.per_rank, average](c10::ivalue::Future& done) {
+          // Future::then runs this on failure too; the error must carry on.
+          if (done.hasError()) std::rethrow_exception(done.exception_ptr());
+          return c10::IValue(average(data));
+        },
+        c10::TensorType::get());
+  }
+  // Elsewhere (Gloo) as point-to-point messages, both ways at once
+  // (exchange.h).
+  std::vector<at::Tensor> data(world);
+  for (int r = 0; r < world; ++r) {
+    data[r] = r == pg->getRank() ? quantized : at::empty_like(quantized);
+  }
+  internal::exchange(*pg, std::vector<at::Tensor>(world, quantized), data,
+                     kRowsTag);
+  return internal::completedFuture(average(data));
 }
 
 }  // namespace

@@ -41,6 +41,10 @@ void floatToClampedHalfScalar(const float* in, std::uint16_t* out,
   for (std::int64_t i = 0; i < n; ++i) out[i] = clampedHalfWord(in[i]);
 }
 
+void floatToHalfScalar(const float* in, std::uint16_t* out, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) out[i] = c10::Half(in[i]).x;
+}
+
 void halfToFloatScalar(const std::uint16_t* in, float* out, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) {
     out[i] = static_cast<float>(c10::Half(in[i], c10::Half::from_bits()));
@@ -93,11 +97,8 @@ DISTALGO_AVX2 __m256i nanLanes(__m256 x) {
   return _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
 
-DISTALGO_AVX2 __m128i clampedHalfWords(__m256 x) {
+DISTALGO_AVX2 __m128i halfWords(__m256 x) {
   const __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
-  // min/max return their second operand when either is NaN: x stays NaN.
-  x = _mm256_max_ps(_mm256_set1_ps(-kHalfMax),
-                    _mm256_min_ps(_mm256_set1_ps(kHalfMax), x));
   // F16C keeps a NaN's payload; c10::Half makes every NaN 0x7E00 with its
   // sign, which is what a quiet float NaN without payload converts to.
   const __m256i sign =
@@ -108,16 +109,37 @@ DISTALGO_AVX2 __m128i clampedHalfWords(__m256 x) {
                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
 
-DISTALGO_AVX2 void floatToClampedHalfAvx2(const float* in, std::uint16_t* out,
-                                          std::int64_t n) {
+// `x` clamped to [-65504, 65504] when `clamp`; min/max return their second
+// operand when either is NaN, so a NaN stays NaN.
+DISTALGO_AVX2 __m256 limited(__m256 x, bool clamp) {
+  return clamp ? _mm256_max_ps(_mm256_set1_ps(-kHalfMax),
+                               _mm256_min_ps(_mm256_set1_ps(kHalfMax), x))
+               : x;
+}
+
+// float16 words of `in`, clamped first or not: the branch is the same every
+// round.
+DISTALGO_AVX2 void floatsToHalfAvx2(const float* in, std::uint16_t* out,
+                                    std::int64_t n, bool clamp) {
   std::int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const __m128i low = clampedHalfWords(_mm256_loadu_ps(in + i));
-    const __m128i high = clampedHalfWords(_mm256_loadu_ps(in + i + 8));
+    const __m128i low = halfWords(limited(_mm256_loadu_ps(in + i), clamp));
+    const __m128i high = halfWords(limited(_mm256_loadu_ps(in + i + 8), clamp));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
                         _mm256_set_m128i(high, low));
   }
-  floatToClampedHalfScalar(in + i, out + i, n - i);
+  (clamp ? floatToClampedHalfScalar : floatToHalfScalar)(in + i, out + i,
+                                                         n - i);
+}
+
+DISTALGO_AVX2 void floatToClampedHalfAvx2(const float* in, std::uint16_t* out,
+                                          std::int64_t n) {
+  floatsToHalfAvx2(in, out, n, /*clamp=*/true);
+}
+
+DISTALGO_AVX2 void floatToHalfAvx2(const float* in, std::uint16_t* out,
+                                   std::int64_t n) {
+  floatsToHalfAvx2(in, out, n, /*clamp=*/false);
 }
 
 DISTALGO_AVX2 void halfToFloatAvx2(const std::uint16_t* in, float* out,
@@ -216,6 +238,7 @@ DISTALGO_AVX2 void accumulateBfloat16Avx2(const std::uint16_t* in, float* sum,
 #else
 // No vectorised kernels: vectorised() is false and these are never chosen.
 constexpr auto floatToClampedHalfAvx2 = floatToClampedHalfScalar;
+constexpr auto floatToHalfAvx2 = floatToHalfScalar;
 constexpr auto halfToFloatAvx2 = halfToFloatScalar;
 constexpr auto floatToBfloat16Avx2 = floatToBfloat16Scalar;
 constexpr auto floatToBfp16Avx2 = floatToBfp16Scalar;
@@ -244,6 +267,10 @@ bool vectorised() {
 void floatToClampedHalf(const float* in, std::uint16_t* out, std::int64_t n) {
   vectorised() ? floatToClampedHalfAvx2(in, out, n)
                : floatToClampedHalfScalar(in, out, n);
+}
+
+void floatToHalf(const float* in, std::uint16_t* out, std::int64_t n) {
+  vectorised() ? floatToHalfAvx2(in, out, n) : floatToHalfScalar(in, out, n);
 }
 
 void halfToFloat(const std::uint16_t* in, float* out, std::int64_t n) {

@@ -43,6 +43,10 @@ class LaunchedJob {
   // This rank's node: the launcher's LOCAL_RANK, LOCAL_WORLD_SIZE and node
   // index where it gives them, otherwise worked out from the ranks' addresses.
   const NodeLayout& layout() const { return layout_; }
+  // The job's store (served by rank 0), for groups of the job's own.
+  const c10::intrusive_ptr<c10d::Store>& store() const { return store_; }
+  // This host's address toward rank 0, where its Gloo devices listen.
+  const std::string& glooHost() const { return gloo_host_; }
 
   // Runs test `t` as this rank: agrees with the other ranks on the test and
   // on skipping (`local_skip`, this host's conditions), runs the body in a

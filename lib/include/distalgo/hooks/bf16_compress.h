@@ -5,7 +5,7 @@
 // rounds by up to 2^-9 (about 2e-3) relative. Unlike PyTorch, which refuses
 // these hooks without NCCL, they run on every backend: where the backend
 // cannot sum bfloat16 (Gloo) the sum goes through allreduceBf16's
-// alltoall_base + allgather scheme (bf16_allreduce.h states its traffic).
+// point-to-point scheme (bf16_allreduce.h states its traffic).
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 

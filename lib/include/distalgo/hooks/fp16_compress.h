@@ -2,6 +2,12 @@
 
 // Gradient compression to float16 for the wire (half of allreduce's bytes).
 // Gradients beyond float16's range overflow to infinity, as in PyTorch.
+// Where the backend would sum float16 in float16 one element at a time
+// (Gloo), allreduceHook sums the float16 bucket by allreduceBf16's scheme
+// instead (bf16_allreduce.h): in float32, rounded to float16 once (an
+// overflowing sum still becomes infinity), twice as fast on loopback and
+// no longer slower than the wire (bench/results/link.md). PyTorch's hook
+// sums in float16 there, each partial sum rounded.
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 

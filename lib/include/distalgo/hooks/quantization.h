@@ -7,9 +7,12 @@
 // rank's parameters, sums, and divides by the world size. The result is the
 // mean over ranks of each rank's own quantize-dequantize round trip.
 //
-// Traffic per bucket of n float32 elements (bytes this rank puts in, all of
-// it allgather): per tensor, 8 (scale and zero point) + n; per channel with
-// rows = n / bucket_size + 1, 8 * rows + bucket_size * rows.
+// Traffic per bucket of n float32 elements (bytes this rank puts in): an
+// allgather of the scales and zero points, 8 per row, then the uint8 rows:
+// on NCCL an allgather, elsewhere (Gloo) point-to-point sends of them to
+// each other rank, all receives posted first (bf16_allreduce.h says why).
+// Per tensor, one row of n; per channel, rows = n / bucket_size + 1 of
+// bucket_size.
 
 #include <cstdint>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>

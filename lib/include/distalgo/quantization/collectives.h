@@ -14,8 +14,8 @@
 //   allReduce       on NCCL: allreduce of 2n. Elsewhere (Gloo, which
 //                   cannot sum bfloat16 and sums float16 one element at a
 //                   time) the hooks::allreduceBf16 scheme for both types:
-//                   alltoall_base of 2 (W - 1) c and allgather of 2c,
-//                   c = ceil(n / W)
+//                   point-to-point sends, 4 (W - 1) n bytes over all
+//                   ranks (bf16_allreduce.h gives each rank's)
 //
 // Results: allGather, allToAll, allToAllSingle and scatter move values
 // without arithmetic, so each result is exactly dequantize(quantize(x)) of

@@ -3,9 +3,9 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
-#include <exception>
 #include <vector>
 
+#include "hooks/internal/exchange.h"
 #include "hooks/internal/reduced_future.h"
 #include "quantization/internal/staging.h"
 
@@ -24,12 +24,9 @@ at::Tensor chunkOf(const at::Tensor& flat, std::int64_t r, std::int64_t chunk) {
   return flat.narrow(0, begin, std::min(chunk, flat.numel() - begin));
 }
 
-// `words` copied to the front of `slot`, the rest of it zeros (+0.0 in both
-// 16-bit formats).
-void fillSlot(const at::Tensor& slot, const at::Tensor& words) {
-  slot.narrow(0, 0, words.numel()).copy_(words);
-  slot.narrow(0, words.numel(), slot.numel() - words.numel()).zero_();
-}
+// Point-to-point tags of the two phases (hooks/internal/exchange.h).
+constexpr int kScatterTag = 0x5C;
+constexpr int kGatherTag = 0x5D;
 
 }  // namespace
 
@@ -47,62 +44,44 @@ c10::intrusive_ptr<c10::ivalue::Future> sumByChunks(
   const std::int64_t chunk = (n + world - 1) / world;
   // Gloo moves 16-bit words as float16, whatever they hold.
   const at::Tensor words = input.reshape(-1).contiguous().view(at::kHalf);
+  const std::int64_t mine = chunkOf(words, rank, chunk).numel();
 
-  // Every other rank's chunk, in rank order; this rank's own stays here.
-  // Staged: both are done with before this returns.
-  at::Tensor send = staging(StagingSlot::kSent, (world - 1) * chunk, at::kHalf);
+  // Reduce-scatter: chunk r of the words to rank r, every other rank's copy
+  // of this rank's chunk here (staged: done with before this returns).
+  std::vector<at::Tensor> to(world), from(world);
+  at::Tensor received =
+      staging(StagingSlot::kReceived, (world - 1) * mine, at::kHalf);
   for (std::int64_t r = 0, slot = 0; r < world; ++r) {
     if (r == rank) continue;
-    fillSlot(send.narrow(0, chunk * slot++, chunk), chunkOf(words, r, chunk));
+    to[r] = chunkOf(words, r, chunk);
+    from[r] = received.narrow(0, mine * slot++, mine);
   }
-  // Two vectors: Gloo's work moves from the ones it is given.
-  std::vector<std::int64_t> send_splits(world, chunk);
-  send_splits[rank] = 0;
-  std::vector<std::int64_t> receive_splits = send_splits;
-  at::Tensor received =
-      staging(StagingSlot::kReceived, send.numel(), at::kHalf);
-  pg->alltoall_base(received, send, receive_splits, send_splits)->wait();
+  exchange(*pg, to, from, kScatterTag);
 
   // This rank's chunk of the sum, in float32 and in rank order.
-  const at::Tensor own = chunkOf(words, rank, chunk);
-  at::Tensor sum = staging(StagingSlot::kSum, chunk, at::kFloat);
+  at::Tensor sum = staging(StagingSlot::kSum, mine, at::kFloat);
   for (std::int64_t r = 0; r < world; ++r) {
-    const at::Tensor part =
-        r == rank ? own
-                  : received.narrow(0, chunk * (r < rank ? r : r - 1), chunk);
-    if (r == 0) {
-      sum.narrow(0, part.numel(), chunk - part.numel()).zero_();
-      decodeWords(part, sum.narrow(0, 0, part.numel()), format.decode);
-    } else {
-      decodeWords(part, sum.narrow(0, 0, part.numel()), format.accumulate);
-    }
+    const at::Tensor part = r == rank ? chunkOf(words, rank, chunk) : from[r];
+    decodeWords(part, sum, r == 0 ? format.decode : format.accumulate);
   }
-  // The allgather may still read the rounded sum after this returns, and
-  // it writes straight into `output` when the chunks tile it: then the sum
-  // goes where the allgather puts this rank's own chunk.
-  const bool tiles = output.is_contiguous() && n == world * chunk;
-  std::vector<std::vector<at::Tensor>> gathered(1);
+
+  // Allgather: the rounded sum into its place in the output, every other
+  // rank's chunk into theirs.
+  const bool in_place = output.is_contiguous();
+  const at::Tensor gathered = in_place ? output.view(-1).view(at::kHalf)
+                                       : at::empty({n}, words.options());
+  const at::Tensor own = chunkOf(gathered, rank, chunk);
+  encodeInto(sum, own, format.encode);
   for (std::int64_t r = 0; r < world; ++r) {
-    gathered[0].push_back(
-        tiles ? output.view(-1).view(at::kHalf).narrow(0, r * chunk, chunk)
-              : at::empty({chunk}, words.options()));
+    if (r == rank) continue;
+    to[r] = own;
+    from[r] = chunkOf(gathered, r, chunk);
   }
-  std::vector<at::Tensor> reduced{gathered[0][rank]};
-  encodeInto(sum, reduced[0], format.encode);
-  auto work = pg->allgather(gathered, reduced);
-  return work->getFuture()->then(
-      [output, gathered = gathered[0], tiles, n](c10::ivalue::Future& done) {
-        // Future::then runs this on failure too; the error must carry on.
-        if (done.hasError()) std::rethrow_exception(done.exception_ptr());
-        if (!tiles) {
-          output.copy_(at::cat(gathered)
-                           .narrow(0, 0, n)
-                           .view(output.scalar_type())
-                           .view(output.sizes()));
-        }
-        return c10::IValue(output);
-      },
-      c10::TensorType::get());
+  exchange(*pg, to, from, kGatherTag);
+  if (!in_place) {
+    output.copy_(gathered.view(output.scalar_type()).view(output.sizes()));
+  }
+  return completedFuture(output);
 }
 
 }  // namespace distalgo::hooks::internal

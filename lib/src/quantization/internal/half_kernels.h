@@ -13,6 +13,8 @@ namespace distalgo::quantization::internal {
 // float16 after clamping to [-65504, 65504] (quantizeTensor's FP16), by
 // round to nearest even as c10::Half; NaN becomes 0x7E00 with its sign.
 void floatToClampedHalf(const float* in, std::uint16_t* out, std::int64_t n);
+// float16 as c10::Half: overflow becomes an infinity; NaN as above.
+void floatToHalf(const float* in, std::uint16_t* out, std::int64_t n);
 // float16 words to float32, exactly (NaN payloads kept, quieted).
 void halfToFloat(const std::uint16_t* in, float* out, std::int64_t n);
 // bfloat16 by round to nearest even, as c10::BFloat16: NaN becomes 0x7FC0.
@@ -38,11 +40,14 @@ struct WordFormat {
   DecodeKernel decode;
   DecodeKernel accumulate;
 };
-// bfloat16 rounded to nearest even; float16 rounded, and clamped (FP16).
+// bfloat16 rounded to nearest even; float16 rounded, and clamped (FP16);
+// float16 rounded as ATen casts (the fp16 compression hook's sums).
 inline constexpr WordFormat kBfloat16Format{&floatToBfloat16, &bfloat16ToFloat,
                                             &accumulateBfloat16};
 inline constexpr WordFormat kClampedHalfFormat{&floatToClampedHalf,
                                                &halfToFloat, &accumulateHalf};
+inline constexpr WordFormat kHalfFormat{&floatToHalf, &halfToFloat,
+                                        &accumulateHalf};
 
 // Writes `encode` of the float32, contiguous CPU tensor `values` into the
 // contiguous CPU 16-bit tensor `words` of as many elements, in parallel
