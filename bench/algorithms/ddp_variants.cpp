@@ -1,10 +1,15 @@
 #include "algorithms/ddp_variants.h"
 
+#include <torch/optim/sgd.h>
+
 #include <memory>
 
 #include "algorithms/benchmarks.h"
 #include "common/ranks.h"
+#include "distalgo/averaging/periodic_model_averager.h"
+#include "distalgo/hooks/post_local_sgd.h"
 #include "distalgo/hooks/powersgd.h"
+#include "distalgo/optim/post_local_sgd_optimizer.h"
 
 namespace bench {
 
@@ -32,6 +37,25 @@ MakeHook powerSgd(int matrix_rank, bool batched) {
     return batched ? distalgo::hooks::batchedPowerSgdHook(state)
                    : distalgo::hooks::powerSgdHook(state);
   };
+}
+
+void useLocalSgd(DdpMode& mode, distalgo::groups::SubgroupProvider subgroup,
+                 bool gradient_allreduce, int period) {
+  constexpr double kLearningRate = 0.01;
+  auto state = std::make_shared<distalgo::hooks::PostLocalSgdState>(
+      distalgo::hooks::PostLocalSgdOptions{
+          .start_local_sgd_iter = 0,
+          .post_local_gradient_allreduce = gradient_allreduce},
+      std::move(subgroup));
+  mode.ddp().registerCommHook(
+      distalgo::hooks::postLocalSgdHook(state, mode.group(), mode.store()));
+  auto optimizer = std::make_shared<distalgo::optim::PostLocalSgdOptimizer>(
+      std::make_shared<torch::optim::SGD>(
+          mode.ddp().module()->parameters(),
+          torch::optim::SGDOptions(kLearningRate)),
+      std::make_shared<distalgo::averaging::PeriodicModelAverager>(mode.group(),
+                                                                   period));
+  mode.setOptimizerStep([optimizer] { optimizer->step(); });
 }
 
 ModelCells modelCellFlags(Flags& flags, const std::string& models,

@@ -11,6 +11,7 @@
 #include "algorithms/ddp_mode.h"
 #include "common/flags.h"
 #include "distalgo/ddp/comm_hook.h"
+#include "distalgo/groups/subgroup_provider.h"
 
 namespace bench {
 
@@ -31,6 +32,11 @@ DdpVariant withSgd(std::string name,
 DdpVariant hookWithSgd(const std::string& name, const MakeHook& make);
 // PowerSGD (batched or not) of `matrix_rank` from the third iteration.
 MakeHook powerSgd(int matrix_rank, bool batched);
+// Local SGD from the first step: gradients averaged over `subgroup` (or not
+// at all without `gradient_allreduce`), then SGD (lr 0.01) and the
+// parameters averaged over every rank each `period` steps.
+void useLocalSgd(DdpMode& mode, distalgo::groups::SubgroupProvider subgroup,
+                 bool gradient_allreduce, int period);
 
 struct ModelCells {
   std::vector<std::string> models;

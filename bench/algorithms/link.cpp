@@ -17,12 +17,9 @@
 #include "algorithms/benchmarks.h"
 #include "algorithms/ddp_variants.h"
 #include "common/ranks.h"
-#include "distalgo/averaging/periodic_model_averager.h"
 #include "distalgo/hooks/bf16_compress.h"
 #include "distalgo/hooks/fp16_compress.h"
-#include "distalgo/hooks/post_local_sgd.h"
 #include "distalgo/hooks/quantization.h"
-#include "distalgo/optim/post_local_sgd_optimizer.h"
 #include "distalgo/zero/zero_redundancy_optimizer.h"
 
 namespace bench {
@@ -44,24 +41,6 @@ void useZeroSgd(DdpMode& mode) {
   mode.setOptimizerStep([zero] { zero->step(); });
 }
 
-// Local SGD from the first step: gradients averaged within the node only
-// (its ranks share no link), the parameters over every rank each
-// kAveragingPeriod steps.
-void useLocalSgd(DdpMode& mode) {
-  auto state = std::make_shared<distalgo::hooks::PostLocalSgdState>(
-      distalgo::hooks::PostLocalSgdOptions{
-          .start_local_sgd_iter = 0, .post_local_gradient_allreduce = true});
-  mode.ddp().registerCommHook(
-      distalgo::hooks::postLocalSgdHook(state, mode.group(), mode.store()));
-  auto optimizer = std::make_shared<distalgo::optim::PostLocalSgdOptimizer>(
-      std::make_shared<torch::optim::SGD>(
-          mode.ddp().module()->parameters(),
-          torch::optim::SGDOptions(kLinkLearningRate)),
-      std::make_shared<distalgo::averaging::PeriodicModelAverager>(
-          mode.group(), kAveragingPeriod));
-  mode.setOptimizerStep([optimizer] { optimizer->step(); });
-}
-
 std::vector<DdpVariant> linkVariants() {
   namespace h = distalgo::hooks;
   return {
@@ -80,7 +59,12 @@ std::vector<DdpVariant> linkVariants() {
           "quantization_per_channel",
           [](const LinkGroup& g) { return h::quantizationPerChannelHook(g); }),
       {"zero", &useZeroSgd},
-      {"local_sgd_4", &useLocalSgd},
+      // Gradients averaged within the host (its ranks share no link).
+      {"local_sgd_4",
+       [](DdpMode& m) {
+         useLocalSgd(m, distalgo::groups::SubgroupProvider(), true,
+                     kAveragingPeriod);
+       }},
   };
 }
 
