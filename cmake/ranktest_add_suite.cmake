@@ -11,7 +11,10 @@ endfunction()
 
 # ranktest_add_suite(<feature> SOURCES <files...> [LIBRARIES <targets...>])
 # Builds one test binary, suite_<feature>, and makes every test in it visible
-# to ctest under its gtest name with the label <feature>.
+# to ctest under its gtest name with the label <feature>; the nccl instances
+# (<Test>/nccl_wsN, in a build with NCCL) with the label <feature>-nccl, which
+# `ctest -L <feature>` selects too (labels match as regular expressions) and
+# `ctest -LE nccl` leaves out where they would only skip (no GPU).
 function(ranktest_add_suite feature)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
   set(target suite_${feature})
@@ -23,13 +26,23 @@ function(ranktest_add_suite feature)
   # googletest's default, a "[  SKIPPED ]" anywhere in it, also matched the
   # failure of a test whose message quotes an inner run's skipped test, and
   # ctest reported that failure as a skip.
-  gtest_discover_tests(${target}
-    DISCOVERY_MODE PRE_TEST
-    DISCOVERY_TIMEOUT 60
-    PROPERTIES LABELS ${feature}
-      SKIP_REGULAR_EXPRESSION "^RANKTEST_NEVER_SKIPS_BY_OUTPUT$"
-      SKIP_RETURN_CODE 77
-      ENVIRONMENT RANKTEST_SKIPPED_EXIT_CODE=77)
+  foreach(instances IN ITEMS other nccl)
+    if(instances STREQUAL "nccl")
+      set(filter "*/nccl_ws*")
+      set(labels "${feature}-nccl")
+    else()
+      set(filter "-*/nccl_ws*")
+      set(labels "${feature}")
+    endif()
+    gtest_discover_tests(${target}
+      TEST_FILTER "${filter}"
+      DISCOVERY_MODE PRE_TEST
+      DISCOVERY_TIMEOUT 60
+      PROPERTIES LABELS "${labels}"
+        SKIP_REGULAR_EXPRESSION "^RANKTEST_NEVER_SKIPS_BY_OUTPUT$"
+        SKIP_RETURN_CODE 77
+        ENVIRONMENT RANKTEST_SKIPPED_EXIT_CODE=77)
+  endforeach()
 endfunction()
 
 # ranktest_add_inner_binary(<name> SOURCES <files...> [LIBRARIES <targets...>])

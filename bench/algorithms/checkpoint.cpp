@@ -13,6 +13,7 @@
 #include "distalgo/checkpoint/apply_activation_checkpointing.h"
 #include "fixtures/activation_memory.h"
 #include "fixtures/deep_mlp.h"
+#include "torch_compat/zero_grad.h"
 
 namespace bench {
 namespace {
@@ -46,7 +47,7 @@ class CheckpointMode : public Mode {
   }
 
   void step(int) override {
-    sgd_->zero_grad();
+    torch_compat::zeroGrad(*sgd_, /*set_to_none=*/false);
     loss().backward();
     sgd_->step();
   }

@@ -9,7 +9,6 @@
 #include <memory>
 #include <stdexcept>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #include "ranktest/internal/launched_job.h"
 #include "ranktest/internal/process_group_factory.h"
@@ -53,8 +52,9 @@ void inLaunchedRank(LaunchedJob& job, int world_size,
   rank.backend = "gloo";
   rank.store = c10::make_intrusive<c10d::PrefixStore>(
       "bench/cell" + std::to_string(cell++) + "/", job.store());
-  rank.pg = ranktest::internal::createGlooGroup(
-      rank.store, rank.rank, world_size, kLaunchedGroupTimeout, job.glooHost());
+  rank.pg = ranktest::internal::createProcessGroup(
+      rank.backend, rank.store, rank.rank, world_size, rank.local_rank,
+      kLaunchedGroupTimeout, job.glooHost());
   at::set_num_threads(1);
   body(rank);
   // No rank leaves the cell's group while another still sends to it.

@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
+#include "ranktest_build_config.h"
+
 #ifdef RANKTEST_WITH_NCCL
+#include <nccl.h>
 #include <torch/csrc/cuda/nccl.h>
 #endif
 
@@ -20,12 +24,32 @@ bool ncclBuilt() {
 #endif
 }
 
+int decodeNcclVersion(std::uint64_t packed) {
+  const auto major = static_cast<int>(packed >> 32);
+  const auto minor = static_cast<int>((packed >> 16) & 0xffff);
+  const auto patch = static_cast<int>(packed & 0xffff);
+  return major * 10000 + minor * 100 + patch;
+}
+
 std::optional<int> ncclVersion() {
 #ifdef RANKTEST_WITH_NCCL
-  const auto v = torch::cuda::nccl::version();
-  return static_cast<int>(v);
+  return decodeNcclVersion(torch::cuda::nccl::version());
 #else
   return std::nullopt;
+#endif
+}
+
+void checkNcclHeaderMatchesTorch() {
+#ifdef RANKTEST_WITH_NCCL
+  constexpr int kHeader = NCCL_MAJOR * 10000 + NCCL_MINOR * 100 + NCCL_PATCH;
+  const int torch_nccl = *ncclVersion();
+  if (torch_nccl != kHeader) {
+    throw std::runtime_error(
+        "ranktest was compiled against nccl.h " + std::to_string(kHeader) +
+        ", but libtorch was built with NCCL " + std::to_string(torch_nccl) +
+        ": rebuild with -DRANKTEST_NCCL_INCLUDE_DIR=<the include folder of "
+        "that NCCL>");
+  }
 #endif
 }
 

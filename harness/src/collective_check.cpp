@@ -5,6 +5,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupWrapper.hpp>
 
 #include "ranktest/internal/process_group_factory.h"
+#include "torch_compat/process_group.h"
 
 namespace ranktest {
 
@@ -17,7 +18,9 @@ c10::intrusive_ptr<c10d::ProcessGroup> withCollectiveCheck(
   auto side = internal::createGlooGroup(
       c10::make_intrusive<c10d::PrefixStore>("collective-check", store),
       pg->getRank(), pg->getSize(), timeout, host);
-  return c10::make_intrusive<c10d::ProcessGroupWrapper>(pg, side);
+  return torch_compat::wrapDefaultBackend(pg, store, [&](const auto& inner) {
+    return c10::make_intrusive<c10d::ProcessGroupWrapper>(inner, side);
+  });
 }
 
 }  // namespace ranktest

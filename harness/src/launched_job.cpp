@@ -16,6 +16,7 @@
 #include "ranktest/internal/rank_process.h"
 #include "ranktest/internal/report_codec.h"
 #include "ranktest/settings.h"
+#include "torch_compat/tcp_store.h"
 
 namespace ranktest::internal {
 namespace {
@@ -128,6 +129,7 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
       processEnvironment("TORCHELASTIC_USE_AGENT_STORE") != "True";
   options.waitWorkers = false;
   options.timeout = timeout;
+  torch_compat::useClassicServer(options);
   try {
     job->store_ = c10::make_intrusive<c10d::TCPStore>(host, options);
   } catch (const std::exception& error) {
@@ -381,9 +383,11 @@ int LaunchedJob::finish(int exit_code) {
     int job_code = exit_code;
     try {
       // Rank 0 may still run plain tests; if it dies, so does its store. A
-      // rank 0 that stopped answering was given up on already.
+      // rank 0 that stopped answering was given up on already. A day, not
+      // c10d::Store::kNoTimeout: libtorch 2.x's TCPStore takes that 0 as
+      // "return at once".
       store_->wait({result}, lost_rank_ == 0 ? std::chrono::milliseconds(1)
-                                             : c10d::Store::kNoTimeout);
+                                             : std::chrono::hours(24));
       const int rank0 = std::stoi(get(result));
       if (job_code == 0) job_code = rank0;
     } catch (const std::exception& error) {

@@ -34,6 +34,12 @@ std::map<std::string, TestInstance>& registry() {
 std::optional<Skip> checkConditions(const TestInstance& t) {
   LaunchConditions conditions{t.world_size, t.backend, visibleGpuCount(),
                               ncclBuilt(), ncclVersion()};
+  if (t.options.on_cuda && conditions.visible_gpus == 0) {
+    return Skip{SkipCode::kNoCuda,
+                ncclBuilt() ? "computes on a GPU, and none is visible"
+                            : "computes on a GPU, and this build's libtorch "
+                              "has no CUDA"};
+  }
   if (t.backend == "nccl") {
     if (!conditions.nccl_built) {
       return Skip{SkipCode::kNcclMissing,

@@ -24,6 +24,7 @@
 #include "ranktest/internal/test_groups.h"
 #include "ranktest/internal/throw_sites.h"
 #include "ranktest/run_ranks.h"
+#include "torch_compat/error.h"
 
 namespace ranktest {
 namespace internal {
@@ -98,7 +99,7 @@ class RankRunner {
   // outcome stands for.
   template <typename Acquire>
   static int run(const RankLaunch& launch, Acquire acquire, TestGroup* used,
-                 bool check_collectives,
+                 bool check_collectives, bool on_cuda,
                  const std::function<void(const Rank&)>& body) {
     g_listener->reset();
     std::optional<SkipRankSignal> skip;
@@ -112,7 +113,8 @@ class RankRunner {
           launch.local_world_size.value_or(launch.world_size);
       context.node_rank = launch.node_rank.value_or(0);
       context.backend = launch.backend;
-      context.device = rankDevice(launch.backend, context.local_rank);
+      context.device = on_cuda ? cudaDevice(context.local_rank)
+                               : rankDevice(launch.backend, context.local_rank);
       *used = acquire();
       context.store = used->store;
       context.pg = check_collectives
@@ -128,7 +130,7 @@ class RankRunner {
       // libtorch's own backtrace repeats the recorded stack without file and
       // line; its first line, the source location in libtorch, is kept.
       if (printThrowSite(dynamic_cast<const void*>(&error))) {
-        const std::string& trace = error.backtrace();
+        const std::string trace = torch_compat::backtraceText(error);
         std::cerr << trace.substr(0, trace.find('\n')) << std::endl;
       } else {
         std::cerr << error.what() << std::endl;
@@ -241,7 +243,8 @@ void runRankProcess(const RankLaunch& launch) {
     const TestInstance& instance = lookup(launch.test);
     finishAndExit(RankRunner::run(
         launch, [&] { return buildOneShotGroup(launch); }, &group,
-        instance.options.check_collectives, fixtureBody(instance)));
+        instance.options.check_collectives, instance.options.on_cuda,
+        fixtureBody(instance)));
   }
   // A reused worker: a fresh group per test, each built ahead of its test.
   WorkerGroups groups(launch);
@@ -250,7 +253,8 @@ void runRankProcess(const RankLaunch& launch) {
     const TestInstance& instance = lookup(command->test);
     const int code = RankRunner::run(
         launch, [&] { return groups.take(command->sequence); }, &group,
-        instance.options.check_collectives, fixtureBody(instance));
+        instance.options.check_collectives, instance.options.on_cuda,
+        fixtureBody(instance));
     flushOutput();
     sendResult(kResultFd, FinishedRecord{code});
     groups.retire(std::move(group));
@@ -265,7 +269,7 @@ void runRankBody(const RankLaunch& launch,
   TestGroup group;
   finishAndExit(RankRunner::run(
       launch, [&] { return buildOneShotGroup(launch); }, &group,
-      launch.check_collectives, body));
+      launch.check_collectives, /*on_cuda=*/false, body));
 }
 
 }  // namespace internal

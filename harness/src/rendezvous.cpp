@@ -11,6 +11,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "ranktest/internal/rank_launch.h"
+#include "torch_compat/tcp_store.h"
 
 namespace ranktest::internal {
 namespace {
@@ -39,6 +40,7 @@ Rendezvous::Rendezvous(StoreKind kind) {
   options.port = 0;
   options.isServer = true;
   options.waitWorkers = false;
+  torch_compat::useClassicServer(options);
   auto server = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
   port_ = server->getPort();
   tcp_server_ = server;

@@ -46,6 +46,10 @@ TestTrait checkCollectives(bool check) {
   return {[check](TestOptions& o) { o.check_collectives = check; }};
 }
 
+TestTrait onCuda() {
+  return {[](TestOptions& o) { o.on_cuda = true; }};
+}
+
 TestTrait require(Requirement check) { return requirement(std::move(check)); }
 
 TestTrait skipIfLessThanGpus(int gpus) {

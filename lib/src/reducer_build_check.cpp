@@ -1,5 +1,5 @@
-// Compile check: c10d's reducer header builds against the compat header in
-// lib/compat (Debian lacks the distributed-autograd header it includes). The
+// Compile check: c10d's reducer header builds, on Debian's 1.13 with the
+// distributed-autograd header it lacks from compat/missing-headers. The
 // DDP feature links the reducer itself.
 
 #include <torch/csrc/distributed/c10d/reducer.hpp>

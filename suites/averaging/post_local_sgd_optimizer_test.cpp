@@ -28,6 +28,7 @@
 #include "fixtures/models.h"
 #include "fixtures/same_on_every_rank.h"
 #include "ranktest/ranktest.h"
+#include "torch_compat/warning_collector.h"
 
 namespace averaging_suite {
 namespace {
@@ -71,21 +72,7 @@ auto postLocalSgdStep(std::unique_ptr<PostLocalSgdOptimizer>& optimizer,
   };
 }
 
-// Collects the warnings issued while alive.
-class CapturedWarnings : public c10::WarningHandler {
- public:
-  CapturedWarnings() : guard_(this) {}
-  CapturedWarnings(const CapturedWarnings&) = delete;
-  CapturedWarnings& operator=(const CapturedWarnings&) = delete;
-  void process(const c10::SourceLocation&, const std::string& msg,
-               bool) override {
-    messages.push_back(msg);
-  }
-  std::vector<std::string> messages;
-
- private:
-  c10::Warning::WarningHandlerGuard guard_;
-};
+using CapturedWarnings = torch_compat::WarningCollector;
 
 class AveragingPostLocalSgdOptimizer : public ranktest::DistributedTest {
  public:

@@ -73,7 +73,8 @@ inline Pass runPass(
   Pass pass;
   pass.output = forward(leaves);
   auto generator = at::detail::createCPUGenerator(99);
-  pass.output.backward(at::randn(pass.output.sizes(), generator));
+  pass.output.backward(
+      at::randn(pass.output.sizes(), generator).to(pass.output.device()));
   for (const auto& x : leaves) pass.grads.push_back(x.grad());
   for (const auto& p : module.parameters()) pass.grads.push_back(p.grad());
   pass.output = pass.output.detach();

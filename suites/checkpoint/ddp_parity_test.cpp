@@ -63,11 +63,15 @@ class CheckpointDdp : public ranktest::DistributedTest {
         .parameters;
   }
 
-  // Bit for bit at two ranks; float rounding of a sum in another order
-  // (at most 9.3e-10 measured at four) from three on.
+  // Bit for bit at two ranks. From three on, checkpointing changes the
+  // order in which gradients become ready, so the buckets and the order in
+  // which Gloo sums an element differ: the sum rounds differently in its
+  // last bits (at four ranks, at most 9.3e-10 measured with libtorch 1.13's
+  // Gloo, 1.5e-8 with 2.11's): two float32 ulps relative, 1e-8 absolute
+  // near zero.
   fixtures::Tolerance tolerance() const {
     return worldSize() == 2 ? fixtures::kExact
-                            : fixtures::Tolerance{.atol = 1e-8};
+                            : fixtures::Tolerance{.rtol = 2.4e-7, .atol = 1e-8};
   }
 };
 

@@ -35,7 +35,7 @@ class HarnessCluster : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     const std::string launcher =
-        GetParam() == "torchrun" ? "/usr/bin/torchrun" : "/usr/bin/mpirun";
+        GetParam() == "torchrun" ? RANKTEST_TORCHRUN : "/usr/bin/mpirun";
     if (::access(launcher.c_str(), X_OK) != 0) {
       GTEST_SKIP() << launcher << " is not installed (ci/setup installs it)";
     }
@@ -60,7 +60,9 @@ class HarnessCluster : public ::testing::TestWithParam<std::string> {
     if (as_program) options.launcher.push_back("--");
     options.filter = filter;
     options.args = {"--gtest_color=no"};
-    options.env = {{"OUT", out_}};
+    // The torchrun of this build's PyTorch, whichever build ci/cluster's
+    // default folder holds.
+    options.env = {{"OUT", out_}, {"RANKTEST_TORCHRUN", RANKTEST_TORCHRUN}};
     spawnUnderSanitizer(options);
     options.limit = 150s * kSanitizerSlowdown;
     InnerResult result = runInner(options);

@@ -15,6 +15,7 @@
 #include "inner_run.h"
 #include "ranktest/ranktest.h"
 #include "ranktest/settings.h"
+#include "torch_compat/process_group.h"
 
 namespace harness_suite {
 namespace {
@@ -77,7 +78,8 @@ TEST(HarnessCollectiveCheck, DifferentDtypesAreNamed) {
 }
 
 bool isChecked(const c10::intrusive_ptr<c10d::ProcessGroup>& pg) {
-  return dynamic_cast<c10d::ProcessGroupWrapper*>(pg.get()) != nullptr;
+  return dynamic_cast<c10d::ProcessGroupWrapper*>(
+             torch_compat::defaultBackend(pg).get()) != nullptr;
 }
 
 class HarnessCheckedGroup : public ranktest::DistributedTest {

@@ -23,14 +23,16 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using namespace std::chrono_literals;
 
-constexpr char kTorchrun[] = "/usr/bin/torchrun";
+// The torchrun of the PyTorch this build's libtorch comes from.
+constexpr char kTorchrun[] = RANKTEST_TORCHRUN;
 constexpr char kMpirun[] = "/usr/bin/mpirun";
 
 std::vector<std::string> launcherCommand(const std::string& launcher,
                                          int ranks) {
   if (launcher == "torchrun") {
     // Debian's torchrun (1.13 on Python 3.11) cannot parse its own default
-    // "0" for --redirects and --tee; a map naming no rank of ours works.
+    // "0" for --redirects and --tee; a map naming no rank of ours works
+    // (2.x's too).
     // Not --standalone: its fixed port 29400 collides with a parallel run.
     return {kTorchrun,
             "--nnodes=1",

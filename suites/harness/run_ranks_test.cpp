@@ -12,11 +12,13 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "process_probe.h"
 #include "ranktest/distributed_test.h"
@@ -100,7 +102,7 @@ TEST(HarnessRunRanksFailures, AThrowingRankFailsTheRunAndStopsTheOthers) {
           r.store->wait({"rank0_sleeps"});
           throw std::runtime_error("bad shard 7");
         }
-        r.store->set("rank0_sleeps", {});
+        r.store->set("rank0_sleeps", std::vector<std::uint8_t>{});
         std::this_thread::sleep_for(1h);
       });
   EXPECT_EQ(result.outcome, RunResult::Outcome::kFailed);
@@ -129,7 +131,7 @@ TEST(HarnessRunRanksFailures, ACrashingRankIsNamedWithItsSignal) {
           r.store->wait({"rank0_sleeps"});
           std::abort();
         }
-        r.store->set("rank0_sleeps", {});
+        r.store->set("rank0_sleeps", std::vector<std::uint8_t>{});
         std::this_thread::sleep_for(1h);
       });
   EXPECT_FALSE(result.passed());

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "distalgo/hooks/bf16_allreduce.h"
 #include "distalgo/hooks/fp16_compress.h"
@@ -61,6 +62,28 @@ RANKTEST_F(CommHookFp16, GlooSumIsTheFloat32SumRoundedOnce) {
     EXPECT_TRUE(at::equal(result, expected))
         << "n = " << n << ", largest difference "
         << (result - expected).abs().max().item<float>();
+  }
+}
+
+// HalfSum::kBackend is PyTorch's fp16_compress_hook: the backend's own
+// float16 allreduce of the divided bucket, bit for bit. At 3 or more ranks
+// on Gloo, whose every partial sum rounds to float16, some sums differ from
+// the default's float32 sum rounded once.
+RANKTEST_F(CommHookFp16, BackendSumIsPyTorchsBitForBit) {
+  using distalgo::hooks::HalfSum;
+  constexpr std::int64_t n = 4099;
+  std::vector<at::Tensor> pytorch{
+      gradients(rank(), n).to(at::kHalf).div_(worldSize())};
+  pg()->allreduce(pytorch)->wait();
+  const at::Tensor backend = hookparity::runOnBuffer(
+      distalgo::hooks::fp16CompressHook(pg(), HalfSum::kBackend),
+      gradients(rank(), n));
+  EXPECT_TRUE(at::equal(backend, pytorch[0].to(at::kFloat)));
+  if (worldSize() >= 3 && !distalgo::hooks::canSumBf16(*pg())) {
+    const at::Tensor once = hookparity::runOnBuffer(
+        distalgo::hooks::fp16CompressHook(pg()), gradients(rank(), n));
+    EXPECT_FALSE(at::equal(backend, once))
+        << "Gloo's float16 sum rounded no partial sum differently";
   }
 }
 

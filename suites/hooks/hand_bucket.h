@@ -11,6 +11,7 @@
 
 #include "distalgo/ddp/comm_hook.h"
 #include "distalgo/ddp/grad_bucket.h"
+#include "torch_compat/grad_bucket.h"
 
 namespace hookparity {
 
@@ -19,10 +20,10 @@ namespace hookparity {
 inline at::Tensor runOnBuffer(const distalgo::ddp::CommHook& hook,
                               const at::Tensor& buffer) {
   const std::vector<c10::IntArrayRef> sizes{buffer.sizes()};
-  c10d::GradBucket bucket(/*index=*/0, /*bucket_count=*/1, buffer,
-                          /*offsets=*/{0},
-                          /*lengths=*/{static_cast<size_t>(buffer.numel())},
-                          sizes, /*parameters=*/{buffer});
+  auto bucket = torch_compat::makeGradBucket(
+      /*index=*/0, /*bucket_count=*/1, buffer,
+      /*offsets=*/{0}, /*lengths=*/{static_cast<size_t>(buffer.numel())}, sizes,
+      /*parameters=*/{buffer});
   distalgo::ddp::GradBucket view(bucket);
   auto future = hook(view);
   future->wait();

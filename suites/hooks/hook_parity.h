@@ -85,12 +85,14 @@ inline constexpr int kRows = 5;
 
 // Trains `model` (seed 1) for `steps` SGD steps through DDP at its bucket
 // caps on `pg`, with the hook that `make` builds (none: reference DDP), on
-// this rank's data.
+// this rank's data, on `device`.
 inline fixtures::DdpTrained trainModel(const fixtures::BucketedModel& model,
                                        const Group& pg, int rank, int steps,
                                        double learning_rate,
-                                       const MakeHook& make) {
+                                       const MakeHook& make,
+                                       c10::Device device = c10::kCPU) {
   fixtures::DdpTraining training = fixtures::ddpTrainingOf(model);
+  training.device = device;
   if (make) training.hook = make(pg);
   training.rank = rank;
   training.rows = kRows;
@@ -127,5 +129,16 @@ class CommHookParity
   static std::string paramName(const hookparity::HookCase& row, std::size_t) {
     hookparity::checkHookCase(row);
     return row.name;
+  }
+};
+
+// The same rows with the model, DDP's buckets and the hook's collectives on
+// a GPU, against reference DDP there: NCCL at one rank per GPU, Gloo at two
+// ranks (which may share one GPU). Skipped (code 74) where no GPU is
+// visible. A table joins with RANKTEST_INSTANTIATE_P(CommHookCuda, kMine).
+class CommHookCuda : public CommHookParity {
+ public:
+  static ranktest::TestOptions testOptions() {
+    return {.world_sizes = {1, 2}, .on_cuda = true};
   }
 };

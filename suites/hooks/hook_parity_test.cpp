@@ -38,32 +38,39 @@ fixtures::Tolerance toleranceOf(const Parity& parity, int world_size) {
   throw std::invalid_argument("toleranceOf: unknown parity kind");
 }
 
-// `model` trained alone on this rank's data (no DDP): what a hook that
-// communicates nothing must equal.
+// `model` trained alone on this rank's data (no DDP) on `device`: what a
+// hook that communicates nothing must equal. Copies on the CPU.
 std::vector<at::Tensor> trainAlone(const fixtures::BucketedModel& model,
-                                   int rank, int steps, double learning_rate) {
+                                   int rank, int steps, double learning_rate,
+                                   c10::Device device) {
   auto module = model.make(/*seed=*/1);
+  module->to(device);
   fixtures::sgdSteps(module->parameters(), steps, learning_rate, [&](int step) {
     const auto b = fixtures::rankBatch(step, rank, hookparity::kRows,
                                        model.inputs, model.outputs);
-    return torch::nn::functional::mse_loss(module->forward(b.input), b.target);
+    return torch::nn::functional::mse_loss(module->forward(b.input.to(device)),
+                                           b.target.to(device));
   });
-  return fixtures::snapshot(*module);
+  std::vector<at::Tensor> parameters;
+  for (const auto& p : fixtures::snapshot(*module))
+    parameters.push_back(p.cpu());
+  return parameters;
 }
 
-// Trains `model` with and without the row's hook and compares as the row
-// says.
+// Trains `model` with and without the row's hook on `device` and compares as
+// the row says.
 void expectParity(const hookparity::HookCase& row,
                   const fixtures::BucketedModel& model,
-                  const hookparity::Group& pg, int rank, int world_size) {
+                  const hookparity::Group& pg, int rank, int world_size,
+                  c10::Device device = c10::kCPU) {
   SCOPED_TRACE(model.name);
-  const auto reference =
-      hookparity::trainModel(model, pg, rank, row.steps, row.learning_rate, {});
-  const auto hooked = hookparity::trainModel(model, pg, rank, row.steps,
-                                             row.learning_rate, row.make);
+  const auto reference = hookparity::trainModel(model, pg, rank, row.steps,
+                                                row.learning_rate, {}, device);
+  const auto hooked = hookparity::trainModel(
+      model, pg, rank, row.steps, row.learning_rate, row.make, device);
   const auto expected =
       row.parity.kind == Parity::Kind::kLocal
-          ? trainAlone(model, rank, row.steps, row.learning_rate)
+          ? trainAlone(model, rank, row.steps, row.learning_rate, device)
           : reference.parameters;
   fixtures::expectSameTensors(hooked.parameters, expected,
                               toleranceOf(row.parity, world_size));
@@ -82,6 +89,17 @@ RANKTEST_P(CommHookParity, MatchesReferenceDdp) {
 // buckets in flight at once, in the same order on every rank.
 RANKTEST_P(CommHookParity, MatchesReferenceDdpInThreeBuckets) {
   expectParity(param(), fixtures::smallCapMlp(), pg(), rank(), worldSize());
+}
+
+RANKTEST_P(CommHookCuda, MatchesReferenceDdpOnTheGpu) {
+  ASSERT_TRUE(device().is_cuda());
+  expectParity(param(), fixtures::oneBucketMlp(), pg(), rank(), worldSize(),
+               device());
+}
+
+RANKTEST_P(CommHookCuda, MatchesReferenceDdpInThreeBucketsOnTheGpu) {
+  expectParity(param(), fixtures::smallCapMlp(), pg(), rank(), worldSize(),
+               device());
 }
 
 RANKTEST_P(CommHookParity, SendsThePredictedBytes) {

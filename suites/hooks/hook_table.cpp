@@ -51,5 +51,6 @@ const std::vector<hookparity::HookCase> kPlainHooks = {
      .traffic = [](const TrafficContext&) { return Bytes{}; }},
 };
 RANKTEST_INSTANTIATE_P(CommHookParity, kPlainHooks);
+RANKTEST_INSTANTIATE_P(CommHookCuda, kPlainHooks);
 
 }  // namespace

@@ -1,9 +1,17 @@
-// The layer-wise hook against PyTorch 1.13's powerSGD_hook on a fixed bucket
-// (golden/powersgd_golden.py made golden/powersgd_golden.h). Every rank
-// holds the bucket PyTorch compressed at world size 1: sums of identical
-// tensors, divided by a power of two, reproduce that run.
+// The layer-wise hook against PyTorch's powerSGD_hook on a fixed bucket, the
+// PyTorch of the libtorch built against (golden/powersgd_golden.py made
+// golden/powersgd_golden_1_13.h with Debian's 1.13 and _2_11.h with the
+// 2.11 wheel; they differ by up to 1e-6, the last bits of CPU float math).
+// Every rank holds the bucket PyTorch compressed at world size 1: sums of
+// identical tensors, divided by a power of two, reproduce that run.
 
-#include "golden/powersgd_golden.h"
+#include <torch/version.h>
+
+#if TORCH_VERSION_MAJOR >= 2
+#include "golden/powersgd_golden_2_11.h"
+#else
+#include "golden/powersgd_golden_1_13.h"
+#endif
 
 #include <ATen/ATen.h>
 

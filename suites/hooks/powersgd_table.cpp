@@ -81,5 +81,6 @@ const std::vector<hookparity::HookCase> kPowerSgdHooks = {
         hookparity::converges(kBatchedRank2Distance), kCompressedSteps),
 };
 RANKTEST_INSTANTIATE_P(CommHookParity, kPowerSgdHooks);
+RANKTEST_INSTANTIATE_P(CommHookCuda, kPowerSgdHooks);
 
 }  // namespace

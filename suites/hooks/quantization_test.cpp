@@ -69,13 +69,15 @@ const std::vector<hookparity::HookCase> kQuantizationHooks = {
      .traffic = perChannelTraffic},
 };
 RANKTEST_INSTANTIATE_P(CommHookParity, kQuantizationHooks);
+RANKTEST_INSTANTIATE_P(CommHookCuda, kQuantizationHooks);
 
 std::vector<float> valuesOf(const at::Tensor& t) {
   const at::Tensor c = t.to(at::kFloat).cpu().contiguous();
   return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
 }
 
-// The expected values below were produced with Debian's python3-torch 1.13:
+// The expected values below were produced with Debian's python3-torch 1.13,
+// and PyTorch 2.11 (the project's wheel) gives the same:
 //   o = torch.ao.quantization.MinMaxObserver(); o(x); s, z =
 //   o.calculate_qparams() torch.quantize_per_tensor(x, s.item(), z.item(),
 //   torch.quint8).int_repr()

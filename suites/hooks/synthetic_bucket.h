@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "distalgo/ddp/grad_bucket.h"
+#include "torch_compat/grad_bucket.h"
 
 namespace hooktest {
 
@@ -20,7 +21,8 @@ class SyntheticBucket {
   SyntheticBucket(const at::Tensor& buffer,
                   std::vector<std::vector<std::int64_t>> shapes)
       : shapes_(std::move(shapes)),
-        c10d_(0, 1, buffer, offsets(), lengths(), sizes(), {}),
+        c10d_(torch_compat::makeGradBucket(0, 1, buffer, offsets(), lengths(),
+                                           sizes(), {})),
         bucket_(c10d_) {}
 
   distalgo::ddp::GradBucket& bucket() { return bucket_; }

@@ -39,7 +39,9 @@ void orSkip(const std::function<void()>& body) {
   } catch (const c10::Error& error) {
     // The exact collective, straight from the backend.
     const std::string message = error.what_without_backtrace();
-    if (message.find("does not support") == std::string::npos) throw;
+    if (!distalgo::quantization::isUnsupportedCollectiveMessage(message)) {
+      throw;
+    }
     ranktest::skipRank(ranktest::SkipCode::kBackendUnavailable, message);
   }
 }

@@ -27,6 +27,7 @@
 #include "fixtures/training.h"
 #include "ranktest/counting_process_group.h"
 #include "ranktest/ranktest.h"
+#include "torch_compat/grad_bucket.h"
 #include "zero_parity.h"
 
 namespace zero_suite {
@@ -423,9 +424,9 @@ RANKTEST_F(ZeroOverlap, HookOutsideBackwardIsRefused) {
     auto comm_hook = overlapHook(t, hook, false);
     const auto p = t.model->parameters()[0];
     const at::Tensor buffer = at::zeros({p.numel()});
-    c10d::GradBucket c10d_bucket(0, 1, buffer, {0},
-                                 {static_cast<std::size_t>(p.numel())},
-                                 {p.sizes()}, {p});
+    auto c10d_bucket = torch_compat::makeGradBucket(
+        0, 1, buffer, {0}, {static_cast<std::size_t>(p.numel())}, {p.sizes()},
+        {p});
     distalgo::ddp::GradBucket bucket(c10d_bucket);
     EXPECT_THAT([&] { comm_hook(bucket); },
                 ThrowsMessage<std::logic_error>(

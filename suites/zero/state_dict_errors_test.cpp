@@ -9,12 +9,14 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "distalgo/zero/zero_redundancy_optimizer.h"
 #include "fixtures/models.h"
 #include "ranktest/ranktest.h"
 #include "state_dict_helpers.h"
+#include "torch_compat/optimizer_state.h"
 #include "zero_parity.h"
 
 namespace zero_suite {
@@ -156,6 +158,66 @@ RANKTEST_F(ZeroStateDictErrors, RefusesAStateOfAnotherShape) {
   EXPECT_THAT([&] { zero.loadStateDict(sizes); },
               refused("ZeroRedundancyOptimizer::loadStateDict on rank " +
                       std::to_string(rank())));
+}
+
+// An SGD state over `groups` (a momentum buffer of ones for each parameter)
+// with its parameters named as libtorch 1.x's Optimizer::save names them:
+// their TensorImpl addresses in hex.
+std::string hexNamedSgdState(
+    const std::vector<std::vector<at::Tensor>>& groups) {
+  using torch::serialize::OutputArchive;
+  OutputArchive archive;
+  archive.write("pytorch_version", c10::IValue("1.5.0"));
+  OutputArchive state(archive.compilation_unit());
+  OutputArchive saved(archive.compilation_unit());
+  saved.write("param_groups/size",
+              torch::tensor(static_cast<int64_t>(groups.size())));
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    OutputArchive group(archive.compilation_unit());
+    group.write("params/size",
+                torch::tensor(static_cast<int64_t>(groups[g].size())));
+    for (std::size_t i = 0; i < groups[g].size(); ++i) {
+      std::ostringstream name;
+      name << groups[g][i].unsafeGetTensorImpl();
+      group.write("params/" + std::to_string(i), c10::IValue(name.str()));
+      OutputArchive entry(archive.compilation_unit());
+      entry.write("momentum_buffer", at::ones_like(groups[g][i]));
+      state.write(name.str(), entry);
+    }
+    OutputArchive options(archive.compilation_unit());
+    torch::optim::SGDOptions(0.1).momentum(0.9).serialize(options);
+    group.write("options", options);
+    saved.write("param_groups/" + std::to_string(g), group);
+  }
+  archive.write("state", state);
+  archive.write("param_groups", saved);
+  std::ostringstream bytes;
+  archive.save_to(bytes);
+  return bytes.str();
+}
+
+// libtorch 2.x reads a parameter's name with std::stoull: 1.x's hex names
+// would all read as 0. Refused there, loaded where 1.13 wrote it.
+RANKTEST_F(ZeroStateDictErrors, HexNamedStateOfLibtorch1LoadsOnlyOnLibtorch1) {
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  ZeroRedundancyOptimizer zero(twoGroups(model, sgdCase()), pg(),
+                               sgdCase().factory);
+  const auto p = model->parameters();
+  const auto state = hexNamedSgdState({{p[0], p[1]}, {p[2], p[3]}});
+  if constexpr (std::is_same_v<torch_compat::StateKey, void*>) {
+    EXPECT_THAT([&] { zero.loadStateDict(state); },
+                ThrowsMessage<std::invalid_argument>(
+                    HasSubstr("as libtorch 1.x names parameters (in hex)")));
+  } else {
+    zero.loadStateDict(state);
+    for (const auto& entry : zero.partition()[rank()]) {
+      const auto& sgd = dynamic_cast<const torch::optim::SGDParamState&>(
+          *zero.localOptimizer().state().at(
+              torch_compat::stateKey(entry.parameter)));
+      EXPECT_TRUE(
+          at::equal(sgd.momentum_buffer(), at::ones_like(entry.parameter)));
+    }
+  }
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "fixtures/replay.h"
 #include "fixtures/training.h"
 #include "ranktest/ranktest.h"
+#include "torch_compat/optimizer_state.h"
 #include "zero_parity.h"
 
 namespace zero_suite {
@@ -248,7 +249,7 @@ RANKTEST_F(ZeroJoinAlone, FinishesWithEqualParametersAndEveryShardStepped) {
   for (const auto& entry : zero.partition()[rank()]) {
     const auto& state = dynamic_cast<const torch::optim::AdamParamState&>(
         *zero.localOptimizer().state().at(
-            c10::guts::to_string(entry.parameter.unsafeGetTensorImpl())));
+            torch_compat::stateKey(entry.parameter)));
     EXPECT_EQ(state.step(), most) << "rank " << rank() << " has " << inputs;
   }
 }

@@ -38,12 +38,14 @@ class ZeroParity : public ranktest::DistributedTest {
   }
 
  protected:
-  // The MLP under DDP for kZeroSteps steps, `make_step` building the
-  // optimizer; `training` for another model. Returns the final parameters.
+  // The MLP under DDP for kZeroSteps steps on this rank's device,
+  // `make_step` building the optimizer; `training` for another model.
+  // Returns the final parameters.
   std::vector<at::Tensor> train(
       const std::function<fixtures::OptimizerStep(fixtures::SequentialDdp&)>&
           make_step,
       fixtures::DdpTraining training = {}) {
+    training.device = device();
     training.rank = rank();
     training.rows = kParityRows;
     training.steps = kZeroSteps;
@@ -66,20 +68,39 @@ class ZeroParity : public ranktest::DistributedTest {
       return [&] { zero->step(); };
     });
   }
+  // ZeRO equals the plain optimizer for every optimizer case, with and
+  // without bucket views.
+  void expectZeroEqualsThePlainOptimizer() {
+    for (const auto& optimizer : optimizerCases()) {
+      for (const bool bucket_view : {false, true}) {
+        SCOPED_TRACE(optimizer.name + (bucket_view ? ", bucket view" : ""));
+        const auto expected = trainPlain(optimizer);
+        const auto actual =
+            trainZero(optimizer, {.parameters_as_bucket_view = bucket_view});
+        fixtures::expectSameTensors(actual, expected, optimizer.tolerance);
+        // The training moved the parameters: the comparison is not vacuous.
+        EXPECT_FALSE(expected[0].equal(fixtures::makeMlp(1)->parameters()[0]));
+      }
+    }
+  }
 };
 
 RANKTEST_F(ZeroParity, DdpPlusZeroEqualsDdpPlusLocalOptimizer) {
-  for (const auto& optimizer : optimizerCases()) {
-    for (const bool bucket_view : {false, true}) {
-      SCOPED_TRACE(optimizer.name + (bucket_view ? ", bucket view" : ""));
-      const auto expected = trainPlain(optimizer);
-      const auto actual =
-          trainZero(optimizer, {.parameters_as_bucket_view = bucket_view});
-      fixtures::expectSameTensors(actual, expected, optimizer.tolerance);
-      // The training moved the parameters: the comparison is not vacuous.
-      EXPECT_FALSE(expected[0].equal(fixtures::makeMlp(1)->parameters()[0]));
-    }
+  expectZeroEqualsThePlainOptimizer();
+}
+
+// The same with CUDA parameters, optimizer state and buckets: NCCL at one
+// rank per GPU, Gloo at two ranks (which may share a GPU).
+class ZeroCuda : public ZeroParity {
+ public:
+  static ranktest::TestOptions testOptions() {
+    return {.world_sizes = {1, 2}, .on_cuda = true};
   }
+};
+
+RANKTEST_F(ZeroCuda, DdpPlusZeroEqualsDdpPlusLocalOptimizerOnTheGpu) {
+  ASSERT_TRUE(device().is_cuda());
+  expectZeroEqualsThePlainOptimizer();
 }
 
 // Models of several buckets, over a million parameters in the large ones:
@@ -125,7 +146,7 @@ RANKTEST_F(ZeroParity, ClosureLossIsReturnedAndStepMatches) {
   const auto input = at::ones({2, fixtures::kMlpInputs});
   auto closureOf = [&](torch::nn::Sequential& m) {
     return [&m, &input] {
-      m->zero_grad();
+      m->zero_grad(/*set_to_none=*/false);
       auto loss = m->forward(input).square().mean();
       loss.backward();
       return loss;

@@ -63,6 +63,11 @@ struct TestOptions {
   // Before each collective on pg(), the ranks compare op, dtypes and shapes;
   // a mismatch fails every rank at once instead of hanging (see README).
   bool check_collectives = false;
+  // The test computes on a GPU whatever its backend: device() is
+  // cuda:<local rank mod the visible GPUs> (Gloo ranks may share one), and
+  // the test is skipped (code 74) before any rank starts where no GPU is
+  // visible or libtorch has no CUDA.
+  bool on_cuda = false;
   std::vector<Requirement> requirements;
 };
 
@@ -81,6 +86,8 @@ TestTrait startMethod(StartMethod method);
 TestTrait store(StoreKind kind);
 TestTrait reuseProcesses(bool reuse);
 TestTrait checkCollectives(bool check = true);
+// Sets on_cuda: the test's tensors live on a GPU (see TestOptions).
+TestTrait onCuda();
 TestTrait require(Requirement requirement);
 
 // Ready requirements, each with its PyTorch skip code.

@@ -11,6 +11,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #include "internal/check.h"
+#include "torch_compat/process_group.h"
 
 namespace distalgo::groups {
 namespace {
@@ -63,8 +64,10 @@ c10::intrusive_ptr<c10d::ProcessGroup> createGlooGroup(
   gloo_options->devices = glooDevices(options);
   auto prefixed = c10::make_intrusive<c10d::PrefixStore>(
       "distalgo/group/" + std::to_string(id), store);
-  return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, group_rank,
-                                                     group_size, gloo_options);
+  return torch_compat::asProcessGroup(
+      c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, group_rank,
+                                                  group_size, gloo_options),
+      prefixed, torch_compat::BackendKind::kGloo, {c10::kCPU, c10::kCUDA});
 }
 
 // Every rank of `pg` calls this once its part of a new group is built: a

@@ -28,7 +28,7 @@ c10::intrusive_ptr<c10::ivalue::Future> decompressBf16Into(
     const c10::intrusive_ptr<c10::ivalue::Future>& future,
     const at::Tensor& buffer) {
   return future->then(
-      [buffer](c10::ivalue::Future& done) mutable {
+      [buffer](c10::ivalue::Future& done) {
         if (done.hasError()) {
           checkBackendMovesBf16(done.tryRetrieveErrorMessage());
           std::rethrow_exception(done.exception_ptr());
@@ -41,8 +41,9 @@ c10::intrusive_ptr<c10::ivalue::Future> decompressBf16Into(
 
 }  // namespace
 
-ddp::CommHook bf16CompressHook(c10::intrusive_ptr<c10d::ProcessGroup> pg) {
-  return bf16CompressWrapper(allreduceHook(std::move(pg)));
+ddp::CommHook bf16CompressHook(c10::intrusive_ptr<c10d::ProcessGroup> pg,
+                               HalfSum half_sum) {
+  return bf16CompressWrapper(allreduceHook(std::move(pg), half_sum));
 }
 
 ddp::CommHook bf16CompressWrapper(ddp::CommHook hook) {

@@ -8,18 +8,21 @@
 
 namespace distalgo::hooks {
 
-ddp::CommHook allreduceHook(c10::intrusive_ptr<c10d::ProcessGroup> pg) {
-  return [pg = std::move(pg)](ddp::GradBucket& bucket) {
+ddp::CommHook allreduceHook(c10::intrusive_ptr<c10d::ProcessGroup> pg,
+                            HalfSum half_sum) {
+  return [pg = std::move(pg), half_sum](ddp::GradBucket& bucket) {
     const at::Tensor& buffer = bucket.buffer();
     buffer.div_(pg->getSize());
-    // Gloo cannot sum bfloat16 (e.g. under bf16CompressWrapper).
-    if (buffer.scalar_type() == at::kBFloat16) {
+    const bool once = half_sum == HalfSum::kFloat32Once;
+    // Gloo of libtorch 1.13 cannot sum bfloat16 (e.g. under
+    // bf16CompressWrapper), 2.x's rounds every partial sum.
+    if (once && buffer.scalar_type() == at::kBFloat16) {
       return allreduceBf16(pg, buffer);
     }
     // Gloo sums float16 one element at a time in float16 arithmetic, slower
     // than a fast link (fp16CompressWrapper): summed in float32 by chunks
     // instead, and rounded once.
-    if (buffer.scalar_type() == at::kHalf && !canSumBf16(*pg)) {
+    if (once && buffer.scalar_type() == at::kHalf && !canSumBf16(*pg)) {
       return internal::sumByChunks(pg, buffer, buffer,
                                    quantization::internal::kHalfFormat);
     }

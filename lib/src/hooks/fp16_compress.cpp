@@ -13,7 +13,7 @@ c10::intrusive_ptr<c10::ivalue::Future> decompressFp16Into(
     const c10::intrusive_ptr<c10::ivalue::Future>& future,
     const at::Tensor& buffer) {
   return future->then(
-      [buffer](c10::ivalue::Future& done) mutable {
+      [buffer](c10::ivalue::Future& done) {
         buffer.copy_(ddp::firstTensorOf(done.value()));
         return c10::IValue(buffer);
       },
@@ -22,8 +22,9 @@ c10::intrusive_ptr<c10::ivalue::Future> decompressFp16Into(
 
 }  // namespace
 
-ddp::CommHook fp16CompressHook(c10::intrusive_ptr<c10d::ProcessGroup> pg) {
-  return fp16CompressWrapper(allreduceHook(std::move(pg)));
+ddp::CommHook fp16CompressHook(c10::intrusive_ptr<c10d::ProcessGroup> pg,
+                               HalfSum half_sum) {
+  return fp16CompressWrapper(allreduceHook(std::move(pg), half_sum));
 }
 
 ddp::CommHook fp16CompressWrapper(ddp::CommHook hook) {

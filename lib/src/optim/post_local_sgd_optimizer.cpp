@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "internal/check.h"
+#include "torch_compat/zero_grad.h"
 
 namespace distalgo::optim {
 namespace {
@@ -43,7 +44,9 @@ void PostLocalSgdOptimizer::step() {
   averager_->averageParameters(optimizer_->param_groups());
 }
 
-void PostLocalSgdOptimizer::zeroGrad() { optimizer_->zero_grad(); }
+void PostLocalSgdOptimizer::zeroGrad(bool set_to_none) {
+  torch_compat::zeroGrad(*optimizer_, set_to_none);
+}
 
 void PostLocalSgdOptimizer::addParamGroup(
     const torch::optim::OptimizerParamGroup& group) {

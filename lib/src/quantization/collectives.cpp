@@ -36,11 +36,11 @@ void run(const char* name, const ProcessGroupPtr& pg, DQuantType qtype,
     autoQuantize(std::move(collective), qtype, quant_loss)(outputs, inputs);
   } catch (const c10::Error& error) {
     const std::string message = error.what_without_backtrace();
-    if (message.find("does not support") == std::string::npos) throw;
+    if (!isUnsupportedCollectiveMessage(message)) throw;
     // A backend's refusal, re-thrown as the type callers can catch to skip.
     throw UnsupportedCollective(
         describe(name, pg, qtype) +
-        "the backend lacks a collective it needs: " + message);
+        "the backend does not support a collective it needs: " + message);
   }
 }
 

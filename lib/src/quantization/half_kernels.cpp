@@ -23,9 +23,32 @@ constexpr std::uint16_t kQuietBit = 0x0040;
 // Elements per task when coding in parallel.
 constexpr std::int64_t kGrain = 1 << 15;
 
+// Whether ATen's float-to-float16 cast keeps a NaN's payload (its top bits,
+// made quiet, as F16C does: libtorch 2.x) or makes every NaN 0x7E00 with its
+// sign (1.13, as c10::Half does). The codecs follow the libtorch built
+// against, bit for bit.
+bool halfKeepsNanPayload() {
+  static const bool keeps = [] {
+    const float nan = std::bit_cast<float>(std::uint32_t{0x7FA00000});
+    const at::Tensor word = at::empty({1}, at::kFloat).fill_(nan).to(at::kHalf);
+    return word.view(at::kShort).item<std::int16_t>() != 0x7E00;
+  }();
+  return keeps;
+}
+
+// The float16 word of `x`, as ATen's cast makes it.
+std::uint16_t halfWord(float x) {
+  const auto bits = std::bit_cast<std::uint32_t>(x);
+  if ((bits & kAbsMask) > kInfBits && halfKeepsNanPayload()) {
+    return static_cast<std::uint16_t>(((bits >> 16) & 0x8000) | 0x7E00 |
+                                      ((bits >> 13) & 0x3FF));
+  }
+  return c10::Half(x).x;
+}
+
 std::uint16_t clampedHalfWord(float x) {
   // std::clamp leaves a NaN as it is: every comparison with it is false.
-  return c10::Half(std::clamp(x, -kHalfMax, kHalfMax)).x;
+  return halfWord(std::clamp(x, -kHalfMax, kHalfMax));
 }
 
 std::uint16_t bfp16Word(std::uint32_t bits) {
@@ -42,7 +65,7 @@ void floatToClampedHalfScalar(const float* in, std::uint16_t* out,
 }
 
 void floatToHalfScalar(const float* in, std::uint16_t* out, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) out[i] = c10::Half(in[i]).x;
+  for (std::int64_t i = 0; i < n; ++i) out[i] = halfWord(in[i]);
 }
 
 void halfToFloatScalar(const std::uint16_t* in, float* out, std::int64_t n) {
@@ -97,10 +120,13 @@ DISTALGO_AVX2 __m256i nanLanes(__m256 x) {
   return _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
 
-DISTALGO_AVX2 __m128i halfWords(__m256 x) {
+DISTALGO_AVX2 __m128i halfWords(__m256 x, bool keep_nan_payload) {
+  if (keep_nan_payload) {
+    return _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
   const __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
-  // F16C keeps a NaN's payload; c10::Half makes every NaN 0x7E00 with its
-  // sign, which is what a quiet float NaN without payload converts to.
+  // F16C keeps a NaN's payload; 1.13's c10::Half makes every NaN 0x7E00 with
+  // its sign, which is what a quiet float NaN without payload converts to.
   const __m256i sign =
       _mm256_and_si256(_mm256_castps_si256(x), _mm256_set1_epi32(INT32_MIN));
   const __m256 plain_nan =
@@ -121,10 +147,13 @@ DISTALGO_AVX2 __m256 limited(__m256 x, bool clamp) {
 // round.
 DISTALGO_AVX2 void floatsToHalfAvx2(const float* in, std::uint16_t* out,
                                     std::int64_t n, bool clamp) {
+  const bool keep = halfKeepsNanPayload();
   std::int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const __m128i low = halfWords(limited(_mm256_loadu_ps(in + i), clamp));
-    const __m128i high = halfWords(limited(_mm256_loadu_ps(in + i + 8), clamp));
+    const __m128i low =
+        halfWords(limited(_mm256_loadu_ps(in + i), clamp), keep);
+    const __m128i high =
+        halfWords(limited(_mm256_loadu_ps(in + i + 8), clamp), keep);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
                         _mm256_set_m128i(high, low));
   }

@@ -1,7 +1,10 @@
-# Generates powersgd_golden.h: what PyTorch 1.13's powerSGD_hook returns for a
-# fixed bucket, for powersgd_golden_test.cpp. Run with Debian's python3-torch:
+# Generates the golden header of powersgd_golden_test.cpp: what PyTorch's
+# powerSGD_hook returns for a fixed bucket. One per libtorch build: with
+# Debian's python3-torch (1.13) and with the project's wheel (2.11, ci/setup),
 #   /usr/bin/python3 suites/hooks/golden/powersgd_golden.py \
-#       > suites/hooks/golden/powersgd_golden.h
+#       > suites/hooks/golden/powersgd_golden_1_13.h
+#   .venv-torch/bin/python suites/hooks/golden/powersgd_golden.py \
+#       > suites/hooks/golden/powersgd_golden_2_11.h
 # The C++ test needs no Python; rerun this only to change the cases.
 import os
 import tempfile

@@ -30,5 +30,8 @@ c10::intrusive_ptr<c10d::ProcessGroup> createProcessGroup(
 
 // The device a rank of `backend` computes on: cuda:<local_rank> for nccl.
 c10::Device rankDevice(const std::string& backend, int local_rank);
+// The GPU of a rank whose test computes on one whatever its backend:
+// cuda:<local_rank mod the visible GPUs>, made the current device.
+c10::Device cudaDevice(int local_rank);
 
 }  // namespace ranktest::internal

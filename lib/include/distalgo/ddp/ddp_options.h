@@ -3,16 +3,27 @@
 // Options of distalgo::DistributedDataParallel, named after PyTorch's.
 
 #include <cstddef>
+#include <optional>
 
 namespace distalgo::ddp {
 
+// PyTorch's dist._DEFAULT_FIRST_BUCKET_BYTES: the first bucket's cap unless
+// DdpOptions say otherwise.
+inline constexpr std::size_t kDefaultFirstBucketCapBytes =
+    std::size_t{1024} * 1024;
+
 struct DdpOptions {
-  // Gradient bucket size; c10d's default is 25 MiB. As in PyTorch, the first
-  // iteration puts every gradient in one bucket unless find_unused_parameters
-  // is set without static_graph; the limits apply from the rebuild after it.
-  double bucket_cap_mb = 25.0;
+  // Gradient bucket size; unset, c10d's default of 25 MiB. As in PyTorch, the
+  // first iteration puts every gradient in one bucket unless
+  // find_unused_parameters is set without static_graph; the limits apply
+  // from the rebuild after it.
+  std::optional<double> bucket_cap_mb;
   // The first bucket is kept small so that its allreduce starts early.
-  std::size_t first_bucket_cap_bytes = std::size_t{1024} * 1024;
+  // Unset, PyTorch's rule for the libtorch built against: 1 MiB
+  // (dist._DEFAULT_FIRST_BUCKET_BYTES) on 1.13; on 2.x 1 MiB while
+  // bucket_cap_mb is unset, else the bucket cap, as PyTorch 2.x does when
+  // bucket_cap_mb is passed. Set, exactly this, on every libtorch.
+  std::optional<std::size_t> first_bucket_cap_bytes;
   // Traverse the autograd graph after forward to mark parameters that will
   // get no gradient this iteration.
   bool find_unused_parameters = false;

@@ -10,12 +10,16 @@
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
 #include "distalgo/ddp/comm_hook.h"
+#include "distalgo/hooks/half_sum.h"
 
 namespace distalgo::hooks {
 
 // Casts the bucket to bfloat16, divides by the world size, sums it over
 // `pg`, and casts the result back (PyTorch's bf16_compress_hook).
-ddp::CommHook bf16CompressHook(c10::intrusive_ptr<c10d::ProcessGroup> pg);
+// `half_sum` chooses how the bfloat16 bucket is summed (half_sum.h):
+// HalfSum::kBackend gives PyTorch's numbers bit for bit.
+ddp::CommHook bf16CompressHook(c10::intrusive_ptr<c10d::ProcessGroup> pg,
+                               HalfSum half_sum = HalfSum::kFloat32Once);
 
 // Runs `hook` on a bfloat16 copy of the bucket and casts its result back
 // (PyTorch's bf16_compress_wrapper). The wrapped hook sees a bfloat16

@@ -12,12 +12,16 @@
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
 #include "distalgo/ddp/comm_hook.h"
+#include "distalgo/hooks/half_sum.h"
 
 namespace distalgo::hooks {
 
 // Casts the bucket to float16, divides by the world size, allreduces, and
 // casts the result back (PyTorch's fp16_compress_hook).
-ddp::CommHook fp16CompressHook(c10::intrusive_ptr<c10d::ProcessGroup> pg);
+// `half_sum` chooses how the float16 bucket is summed (half_sum.h):
+// HalfSum::kBackend gives PyTorch's numbers bit for bit.
+ddp::CommHook fp16CompressHook(c10::intrusive_ptr<c10d::ProcessGroup> pg,
+                               HalfSum half_sum = HalfSum::kFloat32Once);
 
 // Runs `hook` on a float16 copy of the bucket and casts its result back
 // (PyTorch's fp16_compress_wrapper).

@@ -36,9 +36,11 @@ class PostLocalSgdOptimizer {
   // groups (parameters without a gradient are not averaged). Collective
   // over the averager's group on the steps it averages.
   void step();
-  // The optimizer's zero_grad (libtorch's detaches the gradients: under
-  // DDP's gradient_as_bucket_view use ddp::zeroGradients instead).
-  void zeroGrad();
+  // The optimizer's zero_grad: zeroes the gradients in place (libtorch's
+  // detaches them: under DDP's gradient_as_bucket_view use
+  // ddp::zeroGradients instead), or drops them with `set_to_none`, as
+  // PyTorch 2.x's zero_grad() does by default. The same on every libtorch.
+  void zeroGrad(bool set_to_none = false);
   void addParamGroup(const torch::optim::OptimizerParamGroup& group);
 
   std::vector<torch::optim::OptimizerParamGroup>& paramGroups();

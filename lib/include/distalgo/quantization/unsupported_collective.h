@@ -1,6 +1,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 
 namespace distalgo::quantization {
 
@@ -12,5 +13,10 @@ class UnsupportedCollective : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// True when `message` (a c10::Error's) is a refusal of a collective the
+// group cannot run: a backend's "does not support", or, on libtorch 2.x, a
+// ProcessGroup that has no backend for the tensors' device.
+bool isUnsupportedCollectiveMessage(const std::string& message);
 
 }  // namespace distalgo::quantization

@@ -16,6 +16,8 @@
 #include "distalgo/join/join.h"
 #include "internal/check.h"
 #include "internal/same_parameters.h"
+#include "torch_compat/reducer.h"
+#include "torch_compat/version.h"
 
 namespace distalgo::ddp::internal {
 namespace {
@@ -34,8 +36,9 @@ std::unordered_map<std::size_t, std::string> indexed(
 
 void checkOptions(const DdpOptions& options) {
   // PyTorch fails on these too: c10d takes the cap as an unsigned size.
-  DISTALGO_CHECK_ARG(options.bucket_cap_mb >= 0, kDdp,
-                     "bucket_cap_mb must be >= 0, got ", options.bucket_cap_mb);
+  DISTALGO_CHECK_ARG(options.bucket_cap_mb.value_or(0) >= 0, kDdp,
+                     "bucket_cap_mb must be >= 0, got ",
+                     options.bucket_cap_mb.value_or(0));
 }
 
 // The bucket size limits of the first iteration, as PyTorch chooses them:
@@ -44,6 +47,17 @@ void checkOptions(const DdpOptions& options) {
 // with the real limits) the first has one bucket of unlimited size. Only a
 // dynamic graph with unused parameters never rebuilds and starts with the
 // real limits.
+// The first bucket's cap: the options', else PyTorch's rule (2.x keeps its
+// small first bucket only where the bucket cap is its default, 1.13 always).
+std::size_t firstBucketCapBytes(const DdpOptions& options,
+                                std::size_t bucket_cap_bytes) {
+  if (options.first_bucket_cap_bytes) return *options.first_bucket_cap_bytes;
+  const bool cap_given = options.bucket_cap_mb.has_value();
+  return cap_given && torch_compat::kTorchMajor >= 2
+             ? bucket_cap_bytes
+             : kDefaultFirstBucketCapBytes;
+}
+
 std::vector<std::size_t> firstIterationLimits(const DdpOptions& options,
                                               std::size_t bucket_cap_bytes) {
   const bool rebuilds = options.static_graph || !options.find_unused_parameters;
@@ -51,7 +65,7 @@ std::vector<std::size_t> firstIterationLimits(const DdpOptions& options,
     // PyTorch's sys.maxsize.
     return {static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())};
   }
-  return {options.first_bucket_cap_bytes, bucket_cap_bytes};
+  return {firstBucketCapBytes(options, bucket_cap_bytes), bucket_cap_bytes};
 }
 
 }  // namespace
@@ -78,8 +92,8 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
     broadcastFrom(0, state);
   }
 
-  const auto bucket_cap_bytes =
-      static_cast<std::size_t>(options_.bucket_cap_mb * 1024 * 1024);
+  const auto bucket_cap_bytes = static_cast<std::size_t>(
+      options_.bucket_cap_mb.value_or(25.0) * 1024 * 1024);
   const std::vector<bool> expect_sparse(parameters_.size(), false);
   auto [bucket_indices, size_limits] = c10d::compute_bucket_assignment_by_size(
       parameters_, firstIterationLimits(options_, bucket_cap_bytes),
@@ -88,11 +102,18 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
   // become ready in backward (PyTorch reverses them alike).
   std::reverse(bucket_indices.begin(), bucket_indices.end());
   std::reverse(size_limits.begin(), size_limits.end());
-  reducer_ = std::make_unique<c10d::Reducer>(
-      parameters_, std::move(bucket_indices), std::move(size_limits), pg_,
-      expect_sparse, static_cast<int64_t>(bucket_cap_bytes),
-      options_.find_unused_parameters, options_.gradient_as_bucket_view,
-      indexed(names), static_cast<int64_t>(options_.first_bucket_cap_bytes));
+  reducer_ = torch_compat::makeReducer(
+      {.params = parameters_,
+       .bucket_indices = std::move(bucket_indices),
+       .per_bucket_size_limits = std::move(size_limits),
+       .process_group = pg_,
+       .expect_sparse_gradients = expect_sparse,
+       .bucket_bytes_cap = static_cast<int64_t>(bucket_cap_bytes),
+       .find_unused_parameters = options_.find_unused_parameters,
+       .gradient_as_bucket_view = options_.gradient_as_bucket_view,
+       .param_names = indexed(names),
+       .first_bucket_bytes_cap = static_cast<int64_t>(
+           firstBucketCapBytes(options_, bucket_cap_bytes))});
   // Before any forward: the reducer refuses it later. find_unused_parameters
   // may be set as well; the static graph then finds the unused parameters
   // once, in the first iteration, instead of searching every iteration.

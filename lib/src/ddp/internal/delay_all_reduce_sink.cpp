@@ -8,6 +8,8 @@
 #include <memory>
 #include <utility>
 
+#include "torch_compat/autograd_node.h"
+
 namespace distalgo::ddp::internal {
 namespace {
 
@@ -63,8 +65,8 @@ std::vector<at::Tensor> passThroughSink(
   }
   auto wrapped = torch::autograd::wrap_outputs(
       inputs, std::move(clones), [&](torch::autograd::edge_list&& edges) {
-        return std::make_shared<SinkNode>(reducer, delay_all_reduce,
-                                          std::move(edges));
+        return torch_compat::makeNode<SinkNode>(reducer, delay_all_reduce,
+                                                std::move(edges));
       });
 
   std::vector<at::Tensor> result = outputs;

@@ -1,13 +1,15 @@
 #include "zero/internal/optimizer_archive.h"
 
 #include <c10/util/Exception.h>
-#include <c10/util/string_utils.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/serialize/archive.h>
 #include <torch/types.h>
 
+#include <algorithm>
+#include <cctype>
 #include <sstream>
+#include <type_traits>
 
 #include "internal/check.h"
 
@@ -53,6 +55,23 @@ void checkStateSizes(const torch::jit::Module& state, const std::string& key,
   }
 }
 
+// libtorch 2.x reads a parameter's name with std::stoull, where 1.x wrote the
+// address in hex: every "0x..." reads as 0, and all state would land on one
+// parameter.
+void checkNameReadable(const std::string& name, std::size_t g, std::size_t i) {
+  if constexpr (std::is_same_v<torch_compat::StateKey, void*>) {
+    const bool decimal =
+        !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c)) != 0;
+        });
+    DISTALGO_CHECK_ARG(
+        decimal, "group ", g, ", parameter ", i, " is named '", name,
+        "', as libtorch 1.x names parameters (in hex): libtorch 2.x would "
+        "read every such name as 0 and give all parameters one state; save "
+        "it again with libtorch 2.x or distalgo");
+  }
+}
+
 void checkFits(const torch::jit::Module& root,
                const std::vector<std::vector<at::Tensor>>& groups) {
   const auto state = submodule(root, "state");
@@ -74,16 +93,13 @@ void checkFits(const torch::jit::Module& root,
                        " in this optimizer");
     for (std::size_t i = 0; i < size; ++i) {
       const auto key = group.attr("params/" + std::to_string(i));
+      checkNameReadable(key.toStringRef(), g, i);
       checkStateSizes(state, key.toStringRef(), groups[g][i], g, i);
     }
   }
 }
 
 }  // namespace
-
-std::string stateKey(const at::Tensor& parameter) {
-  return c10::guts::to_string(parameter.unsafeGetTensorImpl());
-}
 
 std::string writeArchive(const std::vector<ArchiveGroup>& groups,
                          const OptimizerState& state,
@@ -95,12 +111,11 @@ std::string writeArchive(const std::vector<ArchiveGroup>& groups,
   archive.write("pytorch_version", c10::IValue("1.5.0"));
   OutputArchive state_archive(archive.compilation_unit());
   for (const auto& parameter : with_state) {
-    const auto key = stateKey(parameter);
-    const auto found = state.find(key);
+    const auto found = state.find(stateKey(parameter));
     if (found == state.end()) continue;
     OutputArchive entry(archive.compilation_unit());
     found->second->serialize(entry);
-    state_archive.write(key, entry);
+    state_archive.write(torch_compat::archiveKey(parameter), entry);
   }
   archive.write("state", state_archive);
 
@@ -114,7 +129,7 @@ std::string writeArchive(const std::vector<ArchiveGroup>& groups,
                 torch::tensor(static_cast<int64_t>(params.size())));
     for (std::size_t i = 0; i < params.size(); ++i) {
       group.write("params/" + std::to_string(i),
-                  c10::IValue(stateKey(params[i])));
+                  c10::IValue(torch_compat::archiveKey(params[i])));
     }
     OutputArchive options(archive.compilation_unit());
     groups[g].options->serialize(options);

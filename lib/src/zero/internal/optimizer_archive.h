@@ -2,8 +2,10 @@
 
 // libtorch's optimizer archive (torch/optim/serialize.h, what
 // Optimizer::save writes), handled without knowing the optimizer type: the
-// state is keyed by TensorImpl address strings and groups list their
-// parameters' keys, so a load maps states to parameters by position.
+// state is keyed by names of the parameters' TensorImpl addresses and groups
+// list their parameters' names, so a load maps states to parameters by
+// position. The names are decimal, which every libtorch reads
+// (torch_compat/optimizer_state.h).
 
 #include <ATen/core/Tensor.h>
 #include <torch/optim/optimizer.h>
@@ -11,6 +13,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "torch_compat/optimizer_state.h"
 
 namespace distalgo::zero::internal {
 
@@ -20,12 +24,8 @@ struct ArchiveGroup {
   const torch::optim::OptimizerOptions* options;
 };
 
-// The key of a parameter's state: its TensorImpl address, as libtorch's.
-std::string stateKey(const at::Tensor& parameter);
-
-using OptimizerState =
-    ska::flat_hash_map<std::string,
-                       std::unique_ptr<torch::optim::OptimizerParamState>>;
+using torch_compat::OptimizerState;
+using torch_compat::stateKey;
 
 // Writes `groups` and, of `state`, the entries of the `with_state`
 // parameters only, as Optimizer::save would for an optimizer over `groups`.
@@ -43,7 +43,9 @@ void loadOptimizer(torch::optim::Optimizer& optimizer,
 
 // Throws std::invalid_argument, saying what differs, unless `bytes` is an
 // optimizer archive over `groups`' shape: as many groups, as many parameters
-// in each, and every non-scalar state tensor of a parameter sized like it.
+// in each, and every non-scalar state tensor of a parameter sized like it;
+// on libtorch 2.x also unless every parameter is named in decimal (1.x wrote
+// hex, which 2.x would read as 0 for every parameter).
 void checkArchiveFits(const std::string& bytes,
                       const std::vector<std::vector<at::Tensor>>& groups);
 
