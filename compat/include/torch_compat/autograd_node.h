@@ -11,11 +11,6 @@
 
 namespace torch_compat {
 
-template <class Node = torch::autograd::Node>
-using NodePtr =
-    std::conditional_t<std::is_base_of_v<c10::intrusive_ptr_target, Node>,
-                       c10::intrusive_ptr<Node>, std::shared_ptr<Node>>;
-
 // A new node of type `T`, held as autograd holds nodes.
 template <class T, class... Args>
 auto makeNode(Args&&... args) {
