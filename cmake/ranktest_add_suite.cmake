@@ -1,4 +1,6 @@
-include(GoogleTest)
+# Run by ctest to register a suite's tests (see ranktest_add_suite).
+set(_ranktest_discover_script
+    "${CMAKE_CURRENT_LIST_DIR}/ranktest_discover_tests.cmake")
 
 # In this tree, a target reuses the suites' precompiled headers; a project
 # using the installed package has none to reuse. (ranktest::ranktest makes
@@ -22,27 +24,16 @@ function(ranktest_add_suite feature)
   target_link_libraries(${target} PRIVATE ranktest::main ranktest::ranktest
                                           ${ARG_LIBRARIES})
   _ranktest_reuse_pch(${target})
-  # A skip is the binary's exit code 77, never a match in the output:
-  # googletest's default, a "[  SKIPPED ]" anywhere in it, also matched the
-  # failure of a test whose message quotes an inner run's skipped test, and
-  # ctest reported that failure as a skip.
-  foreach(instances IN ITEMS other nccl)
-    if(instances STREQUAL "nccl")
-      set(filter "*/nccl_ws*")
-      set(labels "${feature}-nccl")
-    else()
-      set(filter "-*/nccl_ws*")
-      set(labels "${feature}")
-    endif()
-    gtest_discover_tests(${target}
-      TEST_FILTER "${filter}"
-      DISCOVERY_MODE PRE_TEST
-      DISCOVERY_TIMEOUT 60
-      PROPERTIES LABELS "${labels}"
-        SKIP_REGULAR_EXPRESSION "^RANKTEST_NEVER_SKIPS_BY_OUTPUT$"
-        SKIP_RETURN_CODE 77
-        ENVIRONMENT RANKTEST_SKIPPED_EXIT_CODE=77)
-  endforeach()
+  # Its tests are listed when ctest starts (ranktest_discover_tests.cmake),
+  # so that they match the binary just built.
+  set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_ctest_include.cmake")
+  file(GENERATE OUTPUT "${include_file}" CONTENT
+"set(RANKTEST_BINARY [==[$<TARGET_FILE:${target}>]==])
+set(RANKTEST_FEATURE [==[${feature}]==])
+set(RANKTEST_WORKING_DIR [==[${CMAKE_CURRENT_BINARY_DIR}]==])
+include([==[${_ranktest_discover_script}]==])
+")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
 endfunction()
 
 # ranktest_add_inner_binary(<name> SOURCES <files...> [LIBRARIES <targets...>])

@@ -72,6 +72,12 @@ c10::intrusive_ptr<c10d::Store> connectStore(
         static_cast<std::uint16_t>(std::stoi(address.substr(colon + 1)));
     options.isServer = false;
     options.timeout = timeout;
+    // Only a server waits for its workers. A rank forked from a launched
+    // rank (whose state responder thread uses the store) must not either:
+    // libtorch 2.x's waitForWorkers creates a wait counter under a
+    // process-wide mutex that the fork may have copied locked (seen: a rank
+    // of a torchrun job hung there for the whole deadline).
+    options.waitWorkers = false;
     store = c10::make_intrusive<c10d::TCPStore>(host, options);
   } else {
     throw std::invalid_argument("ranktest: unknown store address '" + address +
