@@ -7,6 +7,8 @@
 
 namespace distalgo::ddp {
 
+// c10d's bucket cap, where DdpOptions leave bucket_cap_mb unset.
+inline constexpr double kDefaultBucketCapMb = 25.0;
 // PyTorch's dist._DEFAULT_FIRST_BUCKET_BYTES: the first bucket's cap unless
 // DdpOptions say otherwise.
 inline constexpr std::size_t kDefaultFirstBucketCapBytes =

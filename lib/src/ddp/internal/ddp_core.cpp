@@ -93,7 +93,7 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
   }
 
   const auto bucket_cap_bytes = static_cast<std::size_t>(
-      options_.bucket_cap_mb.value_or(25.0) * 1024 * 1024);
+      options_.bucket_cap_mb.value_or(kDefaultBucketCapMb) * 1024 * 1024);
   const std::vector<bool> expect_sparse(parameters_.size(), false);
   auto [bucket_indices, size_limits] = c10d::compute_bucket_assignment_by_size(
       parameters_, firstIterationLimits(options_, bucket_cap_bytes),
