@@ -4,7 +4,10 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
 
+#include "ranktest/internal/filter_check.h"
+#include "ranktest/internal/init_guard.h"
 #include "ranktest/internal/interrupted_run.h"
 #include "ranktest/internal/launched_job.h"
 #include "ranktest/internal/rank_process.h"
@@ -60,6 +63,12 @@ void joinLaunchedJob() {
   internal::LaunchedJob::setCurrent(std::move(job));
 }
 
+std::string noTestSelected() {
+  return "[ranktest] no test selected: --gtest_filter='" +
+         GTEST_FLAG_GET(filter) +
+         "' matches no test of this binary (see --gtest_list_tests)";
+}
+
 // As googletest's newer --gtest_fail_if_no_test_selected, always on: a
 // filter that matches nothing (a typo, or a name from another build) must
 // not pass. A shard may legitimately be empty.
@@ -68,13 +77,34 @@ int failIfNoTestSelected() {
   const char* shards = std::getenv("GTEST_TOTAL_SHARDS");
   const bool sharded = shards != nullptr && std::atoi(shards) > 1;
   if (unit.test_to_run_count() == 0 && !sharded) {
-    std::cerr << "[ranktest] no test selected: --gtest_filter='"
-              << GTEST_FLAG_GET(filter)
-              << "' matches no test of this binary (see --gtest_list_tests)"
-              << std::endl;
+    std::cerr << noTestSelected() << std::endl;
     return 1;
   }
   return 0;
+}
+
+// Every positive pattern of the filter must match a test: a typo in one of
+// several patterns would otherwise only run fewer tests. Checked before any
+// test runs, against every registered test (every shard, every cell: under
+// WORLD_SIZE or BACKEND the other cells' instances exist, skipped).
+int failIfAPatternMatchesNothing() {
+  std::vector<std::string> names;
+  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+  for (int s = 0; s < unit.total_test_suite_count(); ++s) {
+    const ::testing::TestSuite& suite = *unit.GetTestSuite(s);
+    for (int t = 0; t < suite.total_test_count(); ++t) {
+      names.push_back(std::string(suite.name()) + "." +
+                      suite.GetTestInfo(t)->name());
+    }
+  }
+  const std::string filter = GTEST_FLAG_GET(filter);
+  const std::vector<internal::UnmatchedPattern> unmatched =
+      internal::unmatchedPatterns(filter, names);
+  if (unmatched.empty()) return 0;
+  if (!internal::selectsAny(filter, names))
+    std::cerr << noTestSelected() << "\n";
+  std::cerr << internal::describeUnmatched(unmatched) << std::flush;
+  return 1;
 }
 
 // RANKTEST_SKIPPED_EXIT_CODE=C (ranktest_add_suite sets it for ctest, with
@@ -93,6 +123,7 @@ int skippedExitCode() {
 }  // namespace
 
 void init(int* argc, char** argv) {
+  internal::noteInitCalled();
   // Before gtest strips its flags: a spawned rank gets them too.
   internal::setOriginalArguments(*argc, argv);
   std::optional<internal::RankLaunch> launch;
@@ -118,8 +149,14 @@ void init(int* argc, char** argv) {
 }
 
 int runAllTests() {
-  int result = internal::exitCodeOfRun(RUN_ALL_TESTS());
   internal::LaunchedJob* job = internal::LaunchedJob::current();
+  if (!GTEST_FLAG_GET(list_tests)) {
+    if (const int bad_filter = failIfAPatternMatchesNothing()) {
+      // As after a run, so that a launched job's ranks end together.
+      return job != nullptr ? job->finish(bad_filter) : bad_filter;
+    }
+  }
+  int result = internal::exitCodeOfRun(RUN_ALL_TESTS());
   // Ranks other than 0 of a launched job may have nothing left to run: only
   // plain tests were selected, and rank 0 runs those.
   if (result == 0 && !GTEST_FLAG_GET(list_tests) &&

@@ -13,6 +13,7 @@
 
 #include "ranktest/backends.h"
 #include "ranktest/distributed_test.h"
+#include "ranktest/internal/init_guard.h"
 #include "ranktest/internal/instance_plan.h"
 #include "ranktest/internal/launched_job.h"
 #include "ranktest/internal/rank_process.h"
@@ -205,6 +206,7 @@ bool registerTest(const std::string& suite, const std::string& name,
                   const char* file, int line, TestOptions options,
                   const std::vector<TestTrait>& traits,
                   const FixtureFactory& factory) {
+  internal::noteDeclaredTest();  // fails a main() without init()
   const Settings& env = settings();
   // Fixture defaults < environment < the test's own traits. WORLD_SIZE and
   // BACKEND do not override anything: they choose the cell that runs.

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "ranktest/internal/init_guard.h"
 #include "ranktest/param_test.h"
 #include "ranktest/skip_codes.h"
 
@@ -17,6 +18,7 @@ std::vector<std::function<void()>>& deferred() {
 }  // namespace
 
 bool deferRegistration(std::function<void()> registration) {
+  noteDeclaredTest();
   deferred().push_back(std::move(registration));
   return true;
 }

@@ -1,5 +1,6 @@
 #include "ranktest/internal/rank_process.h"
 
+#include <ATen/Parallel.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -238,6 +239,11 @@ std::unique_ptr<RankProcess> RankProcess::start(
       ::execve("/proc/self/exe", argv.data(), envp.data());
       ::_exit(127);
     }
+    // OpenMP's threads are not forked: a child whose parent ran a parallel
+    // region (a plain test before this one) waits forever for them in its
+    // first one. With one thread ATen opens none; torchrun too gives each
+    // rank one (OMP_NUM_THREADS=1).
+    at::set_num_threads(1);
     if (forked_main) {
       forked_main();
       ::_exit(kTestErrorExitCode);

@@ -1,7 +1,6 @@
 #include "ranktest/internal/rank_runner.h"
 
 #include <c10/util/Exception.h>
-#include <cxxabi.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -12,10 +11,11 @@
 #include <memory>
 #include <optional>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <typeinfo>
+#include <vector>
 
 #include "ranktest/collective_check.h"
 #include "ranktest/distributed_test.h"
+#include "ranktest/internal/exception_chain.h"
 #include "ranktest/internal/process_group_factory.h"
 #include "ranktest/internal/rank_signals.h"
 #include "ranktest/internal/record.h"
@@ -77,15 +77,48 @@ void takeOverGtestOutput() {
   listeners.Append(g_listener);
 }
 
-std::string demangle(const char* name) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> out(
-      abi::__cxa_demangle(name, nullptr, nullptr, &status), std::free);
-  return status == 0 && out ? std::string(out.get()) : std::string(name);
-}
-
 void reportException(const std::string& type, const std::string& message) {
   sendResult(kResultFd, RankException{type, message});
+}
+
+// Prints where the innermost recorded exception of `chain` was thrown; false
+// when none was recorded. A library that adds context nests the original
+// (std::throw_with_nested), whose stack is the one that leads to the cause.
+bool printInnermostThrowSite(const std::vector<ChainedException>& chain) {
+  for (std::size_t i = chain.size(); i-- > 0;) {
+    const std::exception* error = chain[i].error;
+    if (error == nullptr) continue;
+    const std::string reason =
+        i == 0 ? "where the uncaught exception was thrown"
+               : "where its nested exception " + chain[i].type +
+                     " was thrown (nesting level " + std::to_string(i) + ")";
+    if (!printThrowSite(dynamic_cast<const void*>(error), reason.c_str())) {
+      continue;
+    }
+    // libtorch's own backtrace repeats the recorded stack without file and
+    // line; its first line, the source location in libtorch, is kept.
+    if (const auto* c10_error = dynamic_cast<const c10::Error*>(error)) {
+      const std::string trace = torch_compat::backtraceText(*c10_error);
+      std::cerr << trace.substr(0, trace.find('\n')) << std::endl;
+    }
+    return true;
+  }
+  return false;
+}
+
+// The exception's type and text, those of the exceptions nested in it, and
+// where the innermost of them was thrown.
+void reportUncaught(const std::exception& error) {
+  const std::vector<ChainedException> chain = exceptionChain(error);
+  std::string message = chain.front().message;
+  for (std::size_t i = 1; i < chain.size(); ++i) {
+    message += "\nnested " + chain[i].type + ": " + chain[i].message;
+  }
+  reportException(chain.front().type, message);
+  if (printInnermostThrowSite(chain)) return;
+  if (dynamic_cast<const c10::Error*>(&error) != nullptr) {
+    std::cerr << error.what() << std::endl;  // with libtorch's backtrace
+  }
 }
 
 }  // namespace
@@ -124,21 +157,9 @@ class RankRunner {
       body(context);
     } catch (const SkipRankSignal& signal) {
       skip = signal;
-    } catch (const c10::Error& error) {
-      threw = true;
-      reportException("c10::Error", error.what_without_backtrace());
-      // libtorch's own backtrace repeats the recorded stack without file and
-      // line; its first line, the source location in libtorch, is kept.
-      if (printThrowSite(dynamic_cast<const void*>(&error))) {
-        const std::string trace = torch_compat::backtraceText(error);
-        std::cerr << trace.substr(0, trace.find('\n')) << std::endl;
-      } else {
-        std::cerr << error.what() << std::endl;
-      }
     } catch (const std::exception& error) {
       threw = true;
-      reportException(demangle(typeid(error).name()), error.what());
-      printThrowSite(dynamic_cast<const void*>(&error));
+      reportUncaught(error);
     } catch (...) {
       threw = true;
       reportException("unknown",

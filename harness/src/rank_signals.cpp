@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "ranktest/internal/hang_notes_print.h"
 #include "ranktest/internal/rank_launch.h"
 #include "ranktest/internal/record.h"
 #include "ranktest/internal/stack_symbols.h"
@@ -119,13 +120,21 @@ void onStackRequest(int signal_number, siginfo_t*, void*) {
     ::syscall(SYS_tgkill, ::getpid(), ::getpid(), signal_number);
     return;
   }
-  dumpStack("at the deadline");
+  // Before the stack: what the rank waits for (hang_notes.h), which a stack
+  // of another thread's wait (e.g. a reducer's future) cannot say.
+  printHangNotes("at the parent's request");
+  dumpStack("at the parent's request");
   sendStackDumpedFromSignalHandler(kResultFd);
 }
 
 void onCrash(int signal_number, siginfo_t*, void*) {
-  dumpStack(sigabbrev_np(signal_number) ? sigabbrev_np(signal_number)
-                                        : "crash");
+  const char* name = sigabbrev_np(signal_number);
+  // "at SIGABRT": the notes say what the rank was in the middle of when a
+  // thread of a library (Gloo's I/O thread) aborted it.
+  char when[32] = "at SIG";
+  std::strncat(when, name ? name : "?", sizeof(when) - std::strlen(when) - 1);
+  printHangNotes(when);
+  dumpStack(name ? name : "crash");
   ::signal(signal_number, SIG_DFL);
   ::raise(signal_number);
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstring>
 #include <string>
 
 #include "ranktest/internal/interrupt.h"
@@ -16,6 +17,13 @@ namespace ranktest::internal {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// How long the ranks still running may take to print their stacks and hang
+// notes once a rank crashed, before they are stopped: a crash in a library's
+// thread (Gloo's I/O thread aborting on a mismatched collective) shows only
+// that thread, and the peers' notes name the hook and bucket they were in.
+// Each answers in milliseconds; the bound is for one that cannot answer.
+constexpr std::chrono::milliseconds kCrashStackGrace{2000};
 
 class Supervisor {
  public:
@@ -45,7 +53,17 @@ class Supervisor {
         interrupted_by = signal_number;
         break;
       }
-      if (const WatchedRank* failed = firstFailed()) {
+      if (!peers_of_crash_stopped_) {
+        if (WatchedRank* crashing = inCrashHandler()) {
+          stopPeersOfCrash(*crashing);
+        }
+      }
+      if (WatchedRank* failed = firstFailed()) {
+        // Only a crash: an ordinary failure stops the others at once.
+        if (failed->report.end == RankReport::End::kSignaled &&
+            !peers_of_crash_stopped_) {
+          stopPeersOfCrash(*failed);
+        }
         stopUnresolved("rank " + std::to_string(failed->report.rank) +
                        " failed");
         break;
@@ -157,8 +175,8 @@ class Supervisor {
                        [](const WatchedRank& w) { return w.resolved; });
   }
 
-  const WatchedRank* firstFailed() const {
-    for (const WatchedRank& w : watched_) {
+  WatchedRank* firstFailed() {
+    for (WatchedRank& w : watched_) {
       if (w.resolved && w.report.failed()) return &w;
     }
     return nullptr;
@@ -174,14 +192,52 @@ class Supervisor {
     killUnresolved(RankReport::End::kStopped, why);
   }
 
+  // A rank whose crash handler (rank_signals.cpp) is printing its stack, the
+  // signal's name as its reason, and which has not exited yet.
+  WatchedRank* inCrashHandler() {
+    for (WatchedRank& w : watched_) {
+      if (w.resolved || w.output.stack().empty()) continue;
+      const std::string& header = w.output.stack().front();
+      const std::size_t from = header.find(", ", header.find("(pid "));
+      if (from == std::string::npos || header.back() != ')') continue;
+      const std::string reason =
+          header.substr(from + 2, header.size() - from - 3);
+      for (int s = 1; s < NSIG; ++s) {
+        const char* name = sigabbrev_np(s);
+        if (name != nullptr && reason == name) return &w;
+      }
+    }
+    return nullptr;
+  }
+
+  // The ranks other than `crashed` print their stacks and hang notes, then
+  // are stopped. Done while `crashed` is still in its crash handler where
+  // possible: once it is gone, its peers soon fail on their own ("Connection
+  // reset by peer") and no longer say what they were in. Then `crashed` is
+  // waited for, not stopped for a failure of a peer's it caused.
+  void stopPeersOfCrash(WatchedRank& crashed) {
+    peers_of_crash_stopped_ = true;
+    crashed.report.noteFailure();  // before what its peers report after it
+    const auto end = Clock::now() + kCrashStackGrace;
+    requestStacks(kCrashStackGrace, /*skip_failing=*/true, &crashed);
+    killUnresolved(RankReport::End::kStopped,
+                   "rank " + std::to_string(crashed.report.rank) + " failed",
+                   &crashed);
+    for (refreshExits(); !crashed.resolved && Clock::now() < end;
+         refreshExits()) {
+      pollOnce(std::min(end, Clock::now() + std::chrono::milliseconds(20)));
+    }
+  }
+
   // Ends every rank whose part is not over, keeping what it wrote so far.
   // All are killed before any is marked, so that one rank's death cannot let
   // another report a failure it caused (a peer's closed connection) in the
   // middle of the sweep.
-  void killUnresolved(RankReport::End end, const std::string& why) {
+  void killUnresolved(RankReport::End end, const std::string& why,
+                      const WatchedRank* spare = nullptr) {
     std::vector<WatchedRank*> targets;
     for (WatchedRank& w : watched_) {
-      if (w.resolved) continue;
+      if (w.resolved || &w == spare) continue;
       w.readOutput();
       w.readRecords();
       if (w.resolved) continue;  // a reused worker finished meanwhile
@@ -205,20 +261,40 @@ class Supervisor {
   }
 
   void collectStacksAndKill() {
+    requestStacks(options_.stack_grace, /*skip_failing=*/false);
+    killUnresolved(RankReport::End::kTimedOut, "");
+  }
+
+  // Asks the ranks still running for their stacks (rank_signals.h) and reads
+  // what they print until each has printed it or `grace` is over. With
+  // `skip_failing`, not a rank that already reported a failure or finished:
+  // it may be printing its own stack (an exception's), which the request's
+  // stack would cut into.
+  void requestStacks(std::chrono::milliseconds grace, bool skip_failing,
+                     const WatchedRank* spare = nullptr) {
+    std::vector<WatchedRank*> asked;
     for (WatchedRank& w : watched_) {
-      if (!w.resolved) w.process->signal(stackRequestSignal());
+      if (w.resolved || &w == spare) continue;
+      if (skip_failing) {
+        w.readRecords();
+        if (w.resolved || w.finished || !w.report.failures.empty() ||
+            !w.report.exceptions.empty()) {
+          continue;
+        }
+      }
+      w.process->signal(stackRequestSignal());
+      asked.push_back(&w);
     }
-    const auto grace_end = Clock::now() + options_.stack_grace;
-    while (Clock::now() < grace_end) {
+    const auto grace_end = Clock::now() + grace;
+    while (!asked.empty() && Clock::now() < grace_end) {
       refreshExits();
       const bool all_dumped = std::all_of(
-          watched_.begin(), watched_.end(),
-          [](const WatchedRank& w) { return w.resolved || w.stack_dumped; });
+          asked.begin(), asked.end(),
+          [](const WatchedRank* w) { return w->resolved || w->stack_dumped; });
       if (all_dumped) break;
       pollOnce(
           std::min(grace_end, Clock::now() + std::chrono::milliseconds(20)));
     }
-    killUnresolved(RankReport::End::kTimedOut, "");
   }
 
   // After the outcome is known: the rest of the output of ranks that are
@@ -245,6 +321,7 @@ class Supervisor {
 
   SuperviseOptions options_;
   std::vector<WatchedRank> watched_;
+  bool peers_of_crash_stopped_ = false;
 };
 
 }  // namespace

@@ -83,11 +83,10 @@ void recordThrowSites() {
   g_recording = true;
 }
 
-bool printThrowSite(const void* object) {
+bool printThrowSite(const void* object, const char* reason) {
   ThrowSite site;
   if (object == nullptr || !sites().find(object, &site)) return false;
-  printStack("where the uncaught exception was thrown", site.frames,
-             site.count);
+  printStack(reason, site.frames, site.count);
   return true;
 }
 

@@ -8,6 +8,10 @@
 #include <sstream>
 #include <vector>
 
+#include "ranktest/internal/alike_ranks.h"
+#include "ranktest/internal/source_paths.h"
+#include "ranktest/settings.h"
+
 namespace ranktest::internal {
 namespace {
 
@@ -16,14 +20,6 @@ std::string seconds(std::chrono::milliseconds ms) {
   out.precision(3);
   out << static_cast<double>(ms.count()) / 1000.0 << " s";
   return out.str();
-}
-
-std::string indent(const std::string& text, const std::string& pad) {
-  std::string out;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) out += pad + line + "\n";
-  return out;
 }
 
 std::string describeEnd(const RankReport& r) {
@@ -47,40 +43,40 @@ std::string describeEnd(const RankReport& r) {
     case RankReport::End::kTimedOut:
       return "was still running at the deadline";
     case RankReport::End::kStopped:
+      // Its failures came before the stop: they are its own.
+      if (r.failed()) return "failed (then stopped: " + r.stopped_because + ")";
       return "was stopped because " + r.stopped_because;
   }
   return "?";
 }
 
-std::string othersLine(const SuperviseResult& result, int except_rank) {
-  std::string out;
-  for (const RankReport& r : result.ranks) {
-    if (r.rank == except_rank) continue;
-    out += (out.empty() ? "" : "; ") + std::string("rank ") +
-           std::to_string(r.rank) + " " + describeEnd(r);
+using Group = std::vector<const RankReport*>;
+
+bool inGroup(const Group& group, int rank) {
+  for (const RankReport* r : group) {
+    if (r->rank == rank) return true;
   }
-  return out;
+  return false;
 }
 
-std::string rankDetails(const RankReport& r) {
+// The headline of ranks that failed alike: "failed alike", or e.g.
+// "failed alike: each was killed by signal SIGSEGV (Segmentation fault)".
+// A member the parent stopped after its failures says nothing of its own.
+std::string endedAlike(const Group& group) {
+  for (const RankReport* r : group) {
+    if (r->end == RankReport::End::kStopped) continue;
+    const std::string end = describeEnd(*r);
+    return end == "failed" ? "failed alike" : "failed alike: each " + end;
+  }
+  return "failed alike";
+}
+
+std::string othersLine(const SuperviseResult& result, const Group& except) {
   std::string out;
-  for (const RankFailure& f : r.failures) {
-    out += "  gtest failure at " + f.file + ":" + std::to_string(f.line) +
-           ":\n" + indent(f.message, "    ");
-  }
-  for (const RankException& e : r.exceptions) {
-    out += "  uncaught exception " + e.type + ":\n" + indent(e.message, "    ");
-  }
-  if (!r.stack.empty()) {
-    out += "  stack:\n";
-    for (const std::string& line : r.stack) out += "    " + line + "\n";
-  }
-  if (!r.tail.empty()) {
-    out += "  output of rank " + std::to_string(r.rank) + " (last " +
-           std::to_string(r.tail.size()) + " lines):\n";
-    for (const std::string& line : r.tail) out += "    " + line + "\n";
-  } else {
-    out += "  rank " + std::to_string(r.rank) + " printed nothing\n";
+  for (const RankReport& r : result.ranks) {
+    if (inGroup(except, r.rank)) continue;
+    out += (out.empty() ? "" : "; ") + std::string("rank ") +
+           std::to_string(r.rank) + " " + describeEnd(r);
   }
   return out;
 }
@@ -104,19 +100,20 @@ bool lostPeer(const RankReport& r) {
 // A rank that lost its peers mid-collective while some of them had already
 // passed: the ranks issued different collectives (one skipped a collective,
 // a backward, an iteration). The error itself only says "connection reset".
-std::string peerLeftHint(const SuperviseResult& result, const RankReport& r) {
-  const bool lost_peer = lostPeer(r);
+std::string peerLeftHint(const SuperviseResult& result, const Group& group) {
+  const bool lost_peer = lostPeer(*group.front());
   std::string passed;
   for (const RankReport& other : result.ranks) {
-    if (other.rank != r.rank && other.passed()) {
+    if (!inGroup(group, other.rank) && other.passed()) {
       passed += (passed.empty() ? "" : ", ") + std::to_string(other.rank);
     }
   }
   if (!lost_peer || passed.empty()) return "";
   return "  hint: rank" +
          std::string(passed.find(',') == std::string::npos ? " " : "s ") +
-         passed + " passed and left while rank " + std::to_string(r.rank) +
-         " was still in a collective with it: the ranks ran different "
+         passed + " passed and left while " + rankList(group) +
+         (group.size() == 1 ? " was" : " were") +
+         " still in a collective with it: the ranks ran different "
          "collectives (did one skip a collective, a backward or an "
          "iteration?)\n";
 }
@@ -201,15 +198,46 @@ std::string describeSignal(int signal_number) {
 
 namespace {
 
-// "rank R of W", and where it ran when ranks span hosts.
-std::string rankOf(const RankReport& r, int world) {
-  return "rank " + std::to_string(r.rank) + " of " + std::to_string(world) +
-         (r.where.empty() ? "" : " (" + r.where + ")");
+// "rank R of W" or "ranks R, S of W", and where each ran when ranks span
+// hosts: "rank 1 of 2 (host h1, pid 42)".
+std::string rankOf(const Group& group, int world) {
+  std::string where;
+  for (const RankReport* r : group) {
+    if (!r->where.empty()) where += (where.empty() ? "" : "; ") + r->where;
+  }
+  return rankList(group) + " of " + std::to_string(world) +
+         (where.empty() ? "" : " (" + where + ")");
 }
 
-}  // namespace
+// "rank 1 of 2 was still running:", or for alike ranks "ranks 0, 1 of 2
+// were still running, alike:".
+std::string stillRunning(const Group& group, int world) {
+  return rankOf(group, world) + (group.size() == 1
+                                     ? " was still running:\n"
+                                     : " were still running, alike:\n");
+}
 
-Verdict judge(const RunDescription& run, const SuperviseResult& result) {
+// The ranks stopped after they printed their stacks, as the parent asks them
+// to when a rank crashed: what each was in then (its stack and hang notes,
+// e.g. the hook and bucket of the collective the crashed rank's met).
+std::string stoppedWithStacks(const SuperviseResult& result, int world) {
+  Group stopped;
+  for (const RankReport& r : result.ranks) {
+    if (r.end == RankReport::End::kStopped && !r.failed() && !r.stack.empty()) {
+      stopped.push_back(&r);
+    }
+  }
+  std::string out;
+  for (const Group& group : groupAlike(stopped)) {
+    out += rankOf(group, world) + (group.size() == 1 ? " was" : " were") +
+           " stopped because " + group.front()->stopped_because +
+           (group.size() == 1 ? ":\n" : ", alike:\n") +
+           groupDetails(group, !settings().verbose);
+  }
+  return out;
+}
+
+Verdict judgeRanks(const RunDescription& run, const SuperviseResult& result) {
   Verdict verdict;
   const int world = static_cast<int>(result.ranks.size());
   if (result.interrupted_by != 0) {
@@ -219,9 +247,15 @@ Verdict judge(const RunDescription& run, const SuperviseResult& result) {
                        ": the ranks were stopped; the tests after this one "
                        "do not run\n" +
                        header(run, result);
+    Group running;
     for (const RankReport& r : result.ranks) {
-      if (r.end != RankReport::End::kStopped || r.failed()) continue;
-      text += rankOf(r, world) + " was still running:\n" + rankDetails(r);
+      if (r.end == RankReport::End::kStopped && !r.failed()) {
+        running.push_back(&r);
+      }
+    }
+    for (const Group& group : groupAlike(running)) {
+      text +=
+          stillRunning(group, world) + groupDetails(group, !settings().verbose);
     }
     verdict.kind = Verdict::Kind::kFailed;
     verdict.failures.push_back(failureAt(run, nullptr, text));
@@ -238,32 +272,49 @@ Verdict judge(const RunDescription& run, const SuperviseResult& result) {
                        "); still running: rank" +
                        (still.find(',') == std::string::npos ? " " : "s ") +
                        still + "\n" + header(run, result);
+    Group running;
     for (const RankReport& r : result.ranks) {
-      if (r.end != RankReport::End::kTimedOut) continue;
-      text += rankOf(r, world) + " was still running:\n" + rankDetails(r);
+      if (r.end == RankReport::End::kTimedOut) running.push_back(&r);
+    }
+    for (const Group& group : groupAlike(running)) {
+      text +=
+          stillRunning(group, world) + groupDetails(group, !settings().verbose);
     }
     verdict.kind = Verdict::Kind::kFailed;
     verdict.failures.push_back(failureAt(run, nullptr, text));
   }
   // Root cause first: the first rank to fail, in full, with the ranks that
   // failed after it only because a peer went away collapsed below it; any
-  // other rank that failed on its own follows in full.
+  // other rank that failed on its own follows in full. Ranks that failed
+  // alike (alike_ranks.h) share one report, where the first of them stands.
   const std::vector<const RankReport*> failed = failedInOrder(result);
   std::vector<const RankReport*> collateral;
-  for (std::size_t i = 1; i < failed.size(); ++i) {
-    if (lostPeer(*failed[i])) collateral.push_back(failed[i]);
-  }
+  Group own;
   for (std::size_t i = 0; i < failed.size(); ++i) {
-    const RankReport& r = *failed[i];
-    if (i > 0 && lostPeer(r)) continue;
+    if (i > 0 && lostPeer(*failed[i])) {
+      collateral.push_back(failed[i]);
+    } else {
+      own.push_back(failed[i]);
+    }
+  }
+  for (const Group& group : groupAlike(own)) {
+    const RankReport& r = *group.front();
+    const bool root = &r == failed.front();
     std::string role;
-    if (i == 0 && failed.size() > 1) role = ", the first to fail (root cause)";
-    if (i > 0) role = ", after rank " + std::to_string(failed[0]->rank);
-    std::string text = "[ranktest] " + rankOf(r, world) + " " + describeEnd(r) +
-                       role + "\n" + header(run, result) +
-                       "  other ranks: " + othersLine(result, r.rank) + "\n" +
-                       peerLeftHint(result, r) + rankDetails(r) +
-                       (i == 0 ? collateralSection(r, collateral) : "");
+    if (root && failed.size() > group.size()) {
+      role = ", the first to fail (root cause)";
+    }
+    if (!root) role = ", after rank " + std::to_string(failed[0]->rank);
+    const std::string others = othersLine(result, group);
+    std::string text =
+        "[ranktest] " + rankOf(group, world) + " " +
+        (group.size() == 1 ? describeEnd(r) : endedAlike(group)) + role + "\n" +
+        header(run, result) +
+        (others.empty() ? "" : "  other ranks: " + others + "\n") +
+        peerLeftHint(result, group) + groupDetails(group, !settings().verbose) +
+        (root ? collateralSection(r, collateral) +
+                    stoppedWithStacks(result, world)
+              : "");
     verdict.kind = Verdict::Kind::kFailed;
     verdict.failures.push_back(failureAt(run, &r, text));
   }
@@ -285,10 +336,23 @@ Verdict judge(const RunDescription& run, const SuperviseResult& result) {
     return verdict;
   }
   std::string text =
-      "[ranktest] ranks disagree on skipping: " + othersLine(result, -1) +
+      "[ranktest] ranks disagree on skipping: " + othersLine(result, {}) +
       "\n" + header(run, result);
   verdict.kind = Verdict::Kind::kFailed;
   verdict.failures.push_back(failureAt(run, nullptr, text));
+  return verdict;
+}
+
+}  // namespace
+
+Verdict judge(const RunDescription& run, const SuperviseResult& result) {
+  Verdict verdict = judgeRanks(run, result);
+  // Where the report shows ranktest's own files; the failures' locations
+  // stay as gtest and IDEs use them.
+  for (VerdictFailure& failure : verdict.failures) {
+    failure.text = relativeToSourceTree(failure.text);
+  }
+  verdict.skip_message = relativeToSourceTree(verdict.skip_message);
   return verdict;
 }
 

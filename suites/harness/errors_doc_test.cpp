@@ -1,10 +1,11 @@
 // docs/errors.md and the code agree: every message the library and the
 // harness throw is documented, and every documented message is thrown.
 //
-// A throw site (throw T(...), DISTALGO_CHECK_ARG/STATE, TORCH_CHECK) gives
-// its message as parts: string literals, named string constants and run-time
-// values. Its *start* is the parts up to the first run-time value after the
-// name has ended (the first ": "), the values as wildcards; e.g.
+// A throw site (throw T(...), std::throw_with_nested(T(...)),
+// DISTALGO_CHECK_ARG/STATE, TORCH_CHECK) gives its message as parts: string
+// literals, named string constants and run-time values. Its *start* is the
+// parts up to the first run-time value after the name has ended (the first
+// ": "), the values as wildcards; e.g.
 // kZeroStateDict, "consolidateStateDict: rank ", to, ... starts
 // "distalgo::zero::ZeroRedundancyOptimizer::consolidateStateDict: rank ".
 // A documented message is a `backticked` span of docs/errors.md that begins
@@ -217,7 +218,7 @@ std::vector<ThrowSite> throwSites(const fs::path& root) {
     }
   }
   static const std::regex site(
-      R"(\b(throw\s+(?:std::\w+|[A-Z]\w*)|DISTALGO_CHECK_(?:ARG|STATE)|TORCH_CHECK)\s*\()");
+      R"(\b(throw\s+(?:std::\w+|[A-Z]\w*)|std::throw_with_nested\s*\(\s*(?:std::\w+|[A-Z]\w*)|DISTALGO_CHECK_(?:ARG|STATE)|TORCH_CHECK)\s*\()");
   std::vector<ThrowSite> sites;
   for (const auto& [path, code] : files) {
     // The macros' own definitions are no throw sites.

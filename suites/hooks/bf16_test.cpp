@@ -15,7 +15,7 @@
 #include "distalgo/hooks/default_hooks.h"
 #include "fixtures/chunked_sum_bytes.h"
 #include "hand_bucket.h"
-#include "hook_parity.h"
+#include "hookparity/hook_parity.h"
 #include "torch_compat/version.h"
 
 namespace {

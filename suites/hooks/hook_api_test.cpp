@@ -19,7 +19,7 @@
 #include "fixtures/models.h"
 #include "fixtures/rank_data.h"
 #include "fixtures/training.h"
-#include "hook_parity.h"
+#include "hookparity/hook_parity.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "distalgo/hooks/default_hooks.h"
-#include "hook_parity.h"
+#include "hookparity/hook_parity.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include "distalgo/hooks/default_hooks.h"
 #include "distalgo/hooks/fp16_compress.h"
 #include "fixtures/chunked_sum_bytes.h"
-#include "hook_parity.h"
+#include "hookparity/hook_parity.h"
 
 namespace {
 

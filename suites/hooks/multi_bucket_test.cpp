@@ -19,7 +19,7 @@
 #include "fixtures/bucketed_models.h"
 #include "fixtures/compare.h"
 #include "fixtures/same_on_every_rank.h"
-#include "hook_parity.h"
+#include "hookparity/hook_parity.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "distalgo/hooks/powersgd.h"
-#include "hook_parity.h"
+#include "hookparity/hook_parity.h"
 #include "powersgd_traffic.h"
 
 namespace {

@@ -14,7 +14,7 @@
 #include "fixtures/compare.h"
 #include "fixtures/models.h"
 #include "fixtures/same_on_every_rank.h"
-#include "hook_parity.h"
+#include "hookparity/hook_parity.h"
 #include "powersgd_traffic.h"
 #include "synthetic_bucket.h"
 

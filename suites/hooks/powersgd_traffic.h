@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "distalgo/hooks/powersgd_state.h"
-#include "hook_parity.h"
+#include "hookparity/hook_parity.h"
 
 namespace hooktest {
 

@@ -17,7 +17,7 @@
 #include "distalgo/hooks/bf16_compress.h"
 #include "distalgo/hooks/internal/quantize.h"
 #include "hand_bucket.h"
-#include "hook_parity.h"
+#include "hookparity/hook_parity.h"
 
 namespace {
 

@@ -10,7 +10,8 @@
 //   RANKTEST_TIMEOUT_SCALE multiplies every deadline (slow machines)
 //   RANKTEST_REUSE         1/0: force process reuse on or off
 //   RANKTEST_CHECK_COLLECTIVES 1/0: the collective-mismatch check on or off
-//   RANKTEST_VERBOSE       1: stream every rank's output live
+//   RANKTEST_VERBOSE       1: stream every rank's output live and print
+//                          stacks unfolded (every library frame)
 //   RANKTEST_DEBUG_RANK    r: rank r waits for a debugger before its body
 //   RANKTEST_OUTPUT_LINES  lines of output kept per rank for reports (60)
 //   RANKTEST_ALL_RANKS_REPORT 1: under a launcher, every rank prints its

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs this build into a temporary prefix and, from that prefix only:
-# builds the consumer project (find_package(ranktest ... COMPONENTS distalgo),
-# ranktest_add_suite), runs its tests with ctest, checks that a rank's stack
+# builds the consumer project (find_package(ranktest ... COMPONENTS distalgo
+# parity), ranktest_add_suite), runs its tests with ctest, checks that its
+# own hook ran through the hook parity kit at world sizes 2 and 3 in a suite
+# of at most 40 lines, that a rank's stack
 # names the consumer's own functions (exported, and with file:line in a hung
 # rank's stack), and that asking for an unknown component fails with a
 # message naming it.
@@ -14,7 +16,33 @@ cmake --install "$build_dir" --prefix "$work/prefix" --component Unspecified >/d
 cmake -S "$consumer_dir" -B "$work/build" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/build" >/dev/null
-ctest --test-dir "$work/build" --no-tests=error --output-on-failure
+ctest --test-dir "$work/build" --no-tests=error --output-on-failure \
+  | tee "$work/ctest.log"
+
+# The user's hook suite: short, and every parity body ran at both sizes.
+suite="$consumer_dir/topk_parity_test.cpp"
+if (($(wc -l <"$suite") > 40)); then
+  echo "check_consumer: $suite has $(wc -l <"$suite") lines; the kit" \
+    "promises a hook suite in at most 40" >&2
+  exit 1
+fi
+# docs/distalgo/hooks.md shows this suite as it is.
+doc="$consumer_dir/../../../docs/distalgo/hooks.md"
+if ! python3 -c 'import sys; sys.exit(open(sys.argv[1]).read() not in open(sys.argv[2]).read())' \
+  "$suite" "$doc"; then
+  echo "check_consumer: $doc does not show $suite as it is" >&2
+  exit 1
+fi
+for body in MatchesReferenceDdp MatchesReferenceDdpInThreeBuckets \
+  MatchesSingleProcessGroundTruth SendsThePredictedBytes; do
+  for size in 2 3; do
+    test="CommHookParity.$body/topk_error_feedback/gloo_ws$size"
+    if ! grep -Eq "Test +#[0-9]+: $test \.+ +Passed" "$work/ctest.log"; then
+      echo "check_consumer: $test did not pass (or did not run)" >&2
+      exit 1
+    fi
+  done
+done
 
 # Named stacks: the installed package links with exported symbols.
 nm -D --defined-only "$work/build/suite_consumer" >"$work/exported"
@@ -57,5 +85,6 @@ if ! grep -q "ranktest has no component 'nosuch'" "$work/unknown.log"; then
   cat "$work/unknown.log" >&2
   exit 1
 fi
-echo "check_consumer: installed package, distalgo component, named stacks" \
-  "with file:line and the unknown-component error all work"
+echo "check_consumer: installed package, distalgo and parity components, a" \
+  "user's hook suite at world sizes 2 and 3, named stacks with file:line and" \
+  "the unknown-component error all work"

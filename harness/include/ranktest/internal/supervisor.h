@@ -1,9 +1,11 @@
 #pragma once
 
 // The parent's wait on the ranks of one test: reads their output and records,
-// stops the others at the first failing rank, and at the deadline asks the
-// ranks still running for their stacks, waits a short grace, and kills them.
-// SIGINT or SIGTERM (interrupt.h) stop every rank at once.
+// stops the others at the first failing rank (first asking them for their
+// stacks, within 2 s, when that rank crashed: their hang notes say what they
+// were in), and at the deadline asks the ranks still running for their
+// stacks, waits a short grace, and kills them. SIGINT or SIGTERM
+// (interrupt.h) stop every rank at once.
 
 #include <chrono>
 #include <functional>

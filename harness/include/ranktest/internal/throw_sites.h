@@ -13,8 +13,10 @@ void recordThrowSites();
 
 // Prints the stack that threw the exception object at `object` (the most
 // derived object: dynamic_cast<const void*>(&error)) between the stack
-// markers of rank_signals.h. Returns false, printing nothing, when that
-// throw was not recorded.
-bool printThrowSite(const void* object);
+// markers of rank_signals.h, `reason` on the first marker. Returns false,
+// printing nothing, when that throw was not recorded.
+bool printThrowSite(
+    const void* object,
+    const char* reason = "where the uncaught exception was thrown");
 
 }  // namespace ranktest::internal

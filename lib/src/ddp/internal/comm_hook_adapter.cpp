@@ -3,8 +3,12 @@
 #include <c10/util/StringUtil.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <exception>
 #include <stdexcept>
 #include <vector>
+
+#include "ddp/internal/hang_note.h"
 
 namespace distalgo::ddp::internal {
 namespace {
@@ -17,6 +21,8 @@ class CallableCommHook : public c10d::CommHookInterface {
   CallableCommHook(CommHook hook, std::string name, int rank)
       : hook_(std::move(hook)), name_(std::move(name)), rank_(rank) {}
 
+  ~CallableCommHook() override { forgetPass(); }
+
   c10::intrusive_ptr<c10::ivalue::Future> runHook(
       c10d::GradBucket& bucket) override {
     // Before the hook runs: a hook may replace the bucket's buffer (e.g.
@@ -24,20 +30,26 @@ class CallableCommHook : public c10d::CommHookInterface {
     const at::Tensor buffer = bucket.getBuffer();
     GradBucket view(bucket);
     c10::intrusive_ptr<c10::ivalue::Future> future;
+    // The hook's own exception is nested in ours, so that its throw site
+    // (the user's file:line) stays reachable: the ranktest harness reports
+    // where the innermost exception was thrown.
     try {
+      const ScopedHangNote running(where(bucket.getIndex()) +
+                                   ": called {age} ago and still running");
       future = hook_(view);
     } catch (const c10::Error& error) {
-      throw std::runtime_error(where(bucket.getIndex()) +
-                               " threw: " + error.what_without_backtrace());
+      std::throw_with_nested(
+          std::runtime_error(where(bucket.getIndex()) +
+                             " threw: " + error.what_without_backtrace()));
     } catch (const std::exception& error) {
-      throw std::runtime_error(where(bucket.getIndex()) +
-                               " threw: " + error.what());
+      std::throw_with_nested(std::runtime_error(where(bucket.getIndex()) +
+                                                " threw: " + error.what()));
     }
     if (!future) {
       throw std::runtime_error(where(bucket.getIndex()) +
                                " returned no future");
     }
-    remember(bucket.getIndex(), buffer, future);
+    remember(bucket.getIndex(), buffer, future, notePending(bucket, future));
     return future;
   }
 
@@ -54,10 +66,7 @@ class CallableCommHook : public c10d::CommHookInterface {
           std::to_string(rank_) + " its future holds " + result.tagKind());
     }
     if (parsed_ == 0) checkEveryResult();
-    if (++parsed_ >= launched_.size()) {
-      launched_.clear();
-      parsed_ = 0;
-    }
+    if (++parsed_ >= launched_.size()) forgetPass();
     return tensor;
   }
 
@@ -66,21 +75,40 @@ class CallableCommHook : public c10d::CommHookInterface {
     std::size_t index;
     at::Tensor buffer;  // the bucket's, as the hook was given it
     c10::intrusive_ptr<c10::ivalue::Future> future;
+    std::uint64_t pending_note;  // hang_note.h; removed once it completes
   };
+
+  // A hang note for the future until it completes: a future never completed
+  // hangs the reducer's finalize_backward, whose stack cannot name the hook.
+  std::uint64_t notePending(
+      const c10d::GradBucket& bucket,
+      const c10::intrusive_ptr<c10::ivalue::Future>& future) {
+    const std::uint64_t note =
+        addHangNote(where(bucket.getIndex()) +
+                    ": its future was returned {age} ago and never completed");
+    // Runs at once if the future has completed already.
+    future->addCallback([note](c10::ivalue::Future&) { removeHangNote(note); });
+    return note;
+  }
 
   // A bucket index seen again starts a new pass: the last one was not
   // parsed (Join's shadowed rounds run hooks outside the reducer's backward)
   // or failed part way.
   void remember(std::size_t index, const at::Tensor& buffer,
-                const c10::intrusive_ptr<c10::ivalue::Future>& future) {
+                const c10::intrusive_ptr<c10::ivalue::Future>& future,
+                std::uint64_t pending_note) {
     const bool seen =
         std::any_of(launched_.begin(), launched_.end(),
                     [&](const Launched& l) { return l.index == index; });
-    if (seen) {
-      launched_.clear();
-      parsed_ = 0;
-    }
-    launched_.push_back({index, buffer, future});
+    if (seen) forgetPass();
+    launched_.push_back({index, buffer, future, pending_note});
+  }
+
+  // Nothing waits for a forgotten pass's futures: neither do its notes.
+  void forgetPass() {
+    for (const Launched& l : launched_) removeHangNote(l.pending_note);
+    launched_.clear();
+    parsed_ = 0;
   }
 
   void checkEveryResult() {

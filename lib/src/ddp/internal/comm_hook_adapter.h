@@ -14,8 +14,10 @@
 namespace distalgo::ddp::internal {
 
 // Adapts a CommHook to the reducer's interface; errors name the hook and
-// `rank`. Before the reducer writes any gradient of a backward pass, every
-// bucket's result is checked against its bucket (checkHookResult).
+// `rank`, with the hook's own exception nested (std::throw_with_nested).
+// Before the reducer writes any gradient of a backward pass, every bucket's
+// result is checked against its bucket (checkHookResult). While a hook runs,
+// and until its future completes, a hang note (hang_note.h) names it.
 // (c10d's CppCommHookInterface is not usable: Debian's libtorch does not
 // export the result parser it needs.)
 std::unique_ptr<c10d::CommHookInterface> adaptCommHook(CommHook hook,

@@ -1,18 +1,20 @@
-// The parameterised hook suite: every row of every hook table runs these
-// bodies (the rows: hook_table.cpp and one file per hook family).
-
-#include "hook_parity.h"
+// The hook kit's parity bodies: every row of every hook table runs them
+// (ranktest's own rows: suites/hooks/hook_table.cpp and one file per hook
+// family; a user's rows: their project's table).
 
 #include <ATen/ATen.h>
-#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <torch/nn/functional/loss.h>
 
+#include <algorithm>
+#include <functional>
 #include <stdexcept>
 #include <vector>
 
 #include "fixtures/compare.h"
 #include "fixtures/rank_data.h"
 #include "fixtures/training.h"
+#include "hookparity/hook_parity.h"
 
 namespace {
 
@@ -20,12 +22,14 @@ using hookparity::Parity;
 
 bool isPowerOfTwo(int n) { return (n & (n - 1)) == 0; }
 
+// Float32 rounding of the same sums divided at different places.
+constexpr fixtures::Tolerance kRounding{.rtol = 1e-6, .atol = 1e-7};
+
 // What a row's parity allows between its parameters and the expected ones.
 fixtures::Tolerance toleranceOf(const Parity& parity, int world_size) {
   // Dividing by a power of two is exact, so where the division happens
   // cannot matter; by 3 it rounds, in the reducer and in a hook alike but at
   // different places.
-  constexpr fixtures::Tolerance kRounding{.rtol = 1e-6, .atol = 1e-7};
   switch (parity.kind) {
     case Parity::Kind::kExact:
       return isPowerOfTwo(world_size) ? fixtures::kExact : kRounding;
@@ -38,16 +42,15 @@ fixtures::Tolerance toleranceOf(const Parity& parity, int world_size) {
   throw std::invalid_argument("toleranceOf: unknown parity kind");
 }
 
-// `model` trained alone on this rank's data (no DDP) on `device`: what a
-// hook that communicates nothing must equal. Copies on the CPU.
-std::vector<at::Tensor> trainAlone(const fixtures::BucketedModel& model,
-                                   int rank, int steps, double learning_rate,
-                                   c10::Device device) {
+// `model` trained in one process (no DDP) on `device`, step i on
+// batch(i): the ground truth. Copies on the CPU.
+std::vector<at::Tensor> trainInOneProcess(
+    const fixtures::BucketedModel& model, int steps, double learning_rate,
+    c10::Device device, const std::function<fixtures::Batch(int)>& batch) {
   auto module = model.make(/*seed=*/1);
   module->to(device);
   fixtures::sgdSteps(module->parameters(), steps, learning_rate, [&](int step) {
-    const auto b = fixtures::rankBatch(step, rank, hookparity::kRows,
-                                       model.inputs, model.outputs);
+    const fixtures::Batch b = batch(step);
     return torch::nn::functional::mse_loss(module->forward(b.input.to(device)),
                                            b.target.to(device));
   });
@@ -55,6 +58,29 @@ std::vector<at::Tensor> trainAlone(const fixtures::BucketedModel& model,
   for (const auto& p : fixtures::snapshot(*module))
     parameters.push_back(p.cpu());
   return parameters;
+}
+
+// `model` trained alone on this rank's data: what a hook that communicates
+// nothing must equal.
+std::vector<at::Tensor> trainAlone(const fixtures::BucketedModel& model,
+                                   int rank, int steps, double learning_rate,
+                                   c10::Device device) {
+  return trainInOneProcess(model, steps, learning_rate, device, [&](int step) {
+    return fixtures::rankBatch(step, rank, hookparity::kRows, model.inputs,
+                               model.outputs);
+  });
+}
+
+// `model` trained on every rank's data at once (the mean over all rows is
+// the mean of the ranks' means: they have equally many rows).
+std::vector<at::Tensor> trainOnEveryRanksData(
+    const fixtures::BucketedModel& model, int world_size, int steps,
+    double learning_rate) {
+  return trainInOneProcess(
+      model, steps, learning_rate, c10::kCPU, [&](int step) {
+        return fixtures::globalBatch(step, world_size, hookparity::kRows,
+                                     model.inputs, model.outputs);
+      });
 }
 
 // Trains `model` with and without the row's hook on `device` and compares as
@@ -66,8 +92,9 @@ void expectParity(const hookparity::HookCase& row,
   SCOPED_TRACE(model.name);
   const auto reference = hookparity::trainModel(model, pg, rank, row.steps,
                                                 row.learning_rate, {}, device);
-  const auto hooked = hookparity::trainModel(
-      model, pg, rank, row.steps, row.learning_rate, row.make, device);
+  const auto hooked =
+      hookparity::trainModel(model, pg, rank, row.steps, row.learning_rate,
+                             row.make, device, row.name);
   const auto expected =
       row.parity.kind == Parity::Kind::kLocal
           ? trainAlone(model, rank, row.steps, row.learning_rate, device)
@@ -87,6 +114,26 @@ RANKTEST_P(CommHookParity, MatchesReferenceDdp) {
 
 // The fixture MLP in three buckets: every hook's collectives for several
 // buckets in flight at once, in the same order on every rank.
+// Reference DDP itself differs from the ground truth by rounding: it
+// divides each rank's loss by its own rows and the sum by the world size.
+RANKTEST_P(CommHookParity, MatchesSingleProcessGroundTruth,
+           ranktest::worldSizes({2, 3})) {
+  const auto& row = param();
+  const auto model = fixtures::oneBucketMlp();
+  const auto hooked =
+      hookparity::trainModel(model, pg(), rank(), row.steps, row.learning_rate,
+                             row.make, c10::kCPU, row.name);
+  const bool local = row.parity.kind == Parity::Kind::kLocal;
+  const auto expected =
+      local ? trainAlone(model, rank(), row.steps, row.learning_rate, c10::kCPU)
+            : trainOnEveryRanksData(model, worldSize(), row.steps,
+                                    row.learning_rate);
+  fixtures::Tolerance tolerance = toleranceOf(row.parity, worldSize());
+  tolerance.rtol = std::max(tolerance.rtol, kRounding.rtol);
+  tolerance.atol = std::max(tolerance.atol, kRounding.atol);
+  fixtures::expectSameTensors(hooked.parameters, expected, tolerance);
+}
+
 RANKTEST_P(CommHookParity, MatchesReferenceDdpInThreeBuckets) {
   expectParity(param(), fixtures::smallCapMlp(), pg(), rank(), worldSize());
 }
@@ -118,8 +165,8 @@ RANKTEST_P(CommHookParity, SendsThePredictedBytes) {
   // construction) is the same with a hook.
   reference.erase("allreduce");
   counting->reset();
-  hookparity::trainMlp(counting, rank(), row.steps, row.learning_rate,
-                       row.make);
+  hookparity::trainMlp(counting, rank(), row.steps, row.learning_rate, row.make,
+                       row.name);
   const hookparity::Bytes predicted = row.traffic(context);
   for (const auto& [collective, traffic] : counting->allTraffic()) {
     const auto it = predicted.find(collective);
@@ -135,3 +182,7 @@ RANKTEST_P(CommHookParity, SendsThePredictedBytes) {
 }
 
 }  // namespace
+
+namespace hookparity::internal {
+bool linkParityBodies() { return true; }
+}  // namespace hookparity::internal

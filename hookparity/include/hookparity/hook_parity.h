@@ -1,9 +1,13 @@
 #pragma once
 
-// The communication-hook parity suite: every row of a hook table trains the
-// fixture MLP through DDP with its hook and is compared with reference DDP
-// (no hook) after the row's steps, and its traffic with the row's
-// prediction. A new hook joins the matrix with one row:
+// The communication-hook parity kit: every row of a hook table trains a
+// fixture model through DDP with its hook and is compared with reference DDP
+// (the same DDP, model, data and buckets without a hook, whose average of
+// the ranks' gradients is PyTorch's DDP bit for bit), with the single-process
+// ground truth (one model trained on every rank's data at once), and its
+// traffic with the row's prediction. A new hook joins with one row, in this
+// tree or in a project on the installed package (target ranktest::hook_parity
+// of find_package(ranktest COMPONENTS parity)):
 //
 //   const std::vector<hookparity::HookCase> kMine = {{
 //       .name = "mine",
@@ -13,6 +17,10 @@
 //         return hookparity::Bytes{{"allreduce", c.reference_bytes / 2}};
 //       }}};
 //   RANKTEST_INSTANTIATE_P(CommHookParity, kMine);
+//
+// The rows run the bodies of parity_bodies.cpp (CommHookParity.*) at world
+// sizes 2, 3 and 4, or at those a trait of the rows names:
+// RANKTEST_INSTANTIATE_P(CommHookParity, kMine, ranktest::worldSizes({2, 3})).
 
 #include <cstdint>
 #include <functional>
@@ -84,15 +92,15 @@ void checkHookCase(const HookCase& row);
 inline constexpr int kRows = 5;
 
 // Trains `model` (seed 1) for `steps` SGD steps through DDP at its bucket
-// caps on `pg`, with the hook that `make` builds (none: reference DDP), on
-// this rank's data, on `device`.
-inline fixtures::DdpTrained trainModel(const fixtures::BucketedModel& model,
-                                       const Group& pg, int rank, int steps,
-                                       double learning_rate,
-                                       const MakeHook& make,
-                                       c10::Device device = c10::kCPU) {
+// caps on `pg`, with the hook that `make` builds (none: reference DDP),
+// registered as `hook_name`, on this rank's data, on `device`.
+inline fixtures::DdpTrained trainModel(
+    const fixtures::BucketedModel& model, const Group& pg, int rank, int steps,
+    double learning_rate, const MakeHook& make, c10::Device device = c10::kCPU,
+    const std::string& hook_name = "custom") {
   fixtures::DdpTraining training = fixtures::ddpTrainingOf(model);
   training.device = device;
+  training.hook_name = hook_name;
   if (make) training.hook = make(pg);
   training.rank = rank;
   training.rows = kRows;
@@ -102,10 +110,10 @@ inline fixtures::DdpTrained trainModel(const fixtures::BucketedModel& model,
 }
 // trainModel on fixtures::oneBucketMlp().
 inline fixtures::DdpTrained trainMlp(const Group& pg, int rank, int steps,
-                                     double learning_rate,
-                                     const MakeHook& make) {
+                                     double learning_rate, const MakeHook& make,
+                                     const std::string& hook_name = "custom") {
   return trainModel(fixtures::oneBucketMlp(), pg, rank, steps, learning_rate,
-                    make);
+                    make, c10::kCPU, hook_name);
 }
 
 // The elements of all `tensors` together (e.g. of a one-bucket model).
@@ -114,6 +122,14 @@ inline std::int64_t numelOf(const std::vector<at::Tensor>& tensors) {
   for (const auto& t : tensors) n += t.numel();
   return n;
 }
+
+namespace internal {
+// Defined beside the parity bodies. Every file that includes this header
+// refers to it, so that a static link takes the bodies (which nothing else
+// names) from the library along with the table.
+bool linkParityBodies();
+inline const bool kParityBodiesLinked = linkParityBodies();
+}  // namespace internal
 
 }  // namespace hookparity
 

@@ -1,7 +1,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "hook_parity.h"
+#include "hookparity/hook_parity.h"
 
 namespace hookparity {
 
