@@ -8,6 +8,7 @@
 #include <torch/nn/functional/loss.h>
 
 #include <chrono>
+#include <cstdint>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -30,7 +31,7 @@ using distalgo::ddp::GradBucket;
 // Allgathers (rank + 1) * 256 floats: a different size in every rank.
 [[gnu::noinline]] void allgatherRankSized(c10d::ProcessGroup& pg, int rank,
                                           int world_size) {
-  const at::Tensor input = torch::ones({(rank + 1) * 256});
+  const at::Tensor input = torch::ones({std::int64_t{rank + 1} * 256});
   std::vector<std::vector<at::Tensor>> outputs(1);
   for (int r = 0; r < world_size; ++r) {
     outputs[0].push_back(torch::empty_like(input));
@@ -53,6 +54,18 @@ class InnerHookErrors : public ranktest::DistributedTest {
     const auto b = fixtures::rankBatch(0, rank(), 5, fixtures::kMlpInputs,
                                        fixtures::kMlpOutputs);
     torch::nn::functional::mse_loss(ddp.forward(b.input), b.target).backward();
+  }
+
+  // A step whose hook 'uneven' allgathers a size that differs by rank
+  // before the allreduce.
+  void trainWithUnevenAllgather() {
+    auto allreduce = distalgo::hooks::allreduceHook(pg());
+    trainOneStep(
+        [&](GradBucket& bucket) {
+          allgatherRankSized(*pg(), rank(), worldSize());
+          return allreduce(bucket);
+        },
+        "uneven");
   }
 };
 
@@ -80,24 +93,12 @@ RANKTEST_F(InnerHookErrors, HookCompletesThenTheRankHangs) {
 }
 
 RANKTEST_F(InnerHookErrors, HookAllgathersDifferentSizes) {
-  auto allreduce = distalgo::hooks::allreduceHook(pg());
-  trainOneStep(
-      [&](GradBucket& bucket) {
-        allgatherRankSized(*pg(), rank(), worldSize());
-        return allreduce(bucket);
-      },
-      "uneven");
+  trainWithUnevenAllgather();
 }
 
 RANKTEST_F(InnerHookErrors, HookAllgathersDifferentSizesChecked,
            ranktest::checkCollectives()) {
-  auto allreduce = distalgo::hooks::allreduceHook(pg());
-  trainOneStep(
-      [&](GradBucket& bucket) {
-        allgatherRankSized(*pg(), rank(), worldSize());
-        return allreduce(bucket);
-      },
-      "uneven");
+  trainWithUnevenAllgather();
 }
 
 }  // namespace
