@@ -13,7 +13,9 @@ endfunction()
 
 # ranktest_add_suite(<feature> SOURCES <files...> [LIBRARIES <targets...>])
 # Builds one test binary, suite_<feature>, and makes every test in it visible
-# to ctest under its gtest name with the label <feature>; the nccl instances
+# to ctest under its gtest name with the label <feature>. ctest runs each
+# through ranktest_warm_client, which has a warm process of the binary fork
+# it (RANKTEST_WARM=0 when ctest starts: the binary itself). The nccl instances
 # (<Test>/nccl_wsN, in a build with NCCL) with the label <feature>-nccl, which
 # `ctest -L <feature>` selects too (labels match as regular expressions) and
 # `ctest -LE nccl` leaves out where they would only skip (no GPU).
@@ -24,6 +26,9 @@ function(ranktest_add_suite feature)
   target_link_libraries(${target} PRIVATE ranktest::main ranktest::ranktest
                                           ${ARG_LIBRARIES})
   _ranktest_reuse_pch(${target})
+  if(TARGET ranktest_warm_client)
+    add_dependencies(${target} ranktest_warm_client)  # this tree's
+  endif()
   # Its tests are listed when ctest starts (ranktest_discover_tests.cmake),
   # so that they match the binary just built.
   set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_ctest_include.cmake")
@@ -31,6 +36,8 @@ function(ranktest_add_suite feature)
 "set(RANKTEST_BINARY [==[$<TARGET_FILE:${target}>]==])
 set(RANKTEST_FEATURE [==[${feature}]==])
 set(RANKTEST_WORKING_DIR [==[${CMAKE_CURRENT_BINARY_DIR}]==])
+set(RANKTEST_WARM_CLIENT [==[$<TARGET_FILE:ranktest::warm_client>]==])
+set(RANKTEST_LIST_CACHE [==[${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.list]==])
 include([==[${_ranktest_discover_script}]==])
 ")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")

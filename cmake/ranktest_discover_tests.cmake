@@ -1,8 +1,11 @@
 # Run by ctest before it runs anything (ranktest_add_suite puts an include
-# file that sets RANKTEST_BINARY, RANKTEST_FEATURE and RANKTEST_WORKING_DIR
-# into the directory's TEST_INCLUDE_FILES): lists the suite binary's tests
-# and adds each under its gtest name, labelled <feature>, or <feature>-nccl
-# for an nccl instance. googletest's own module does the same but gives every
+# file that sets RANKTEST_BINARY, RANKTEST_FEATURE, RANKTEST_WORKING_DIR,
+# RANKTEST_WARM_CLIENT and RANKTEST_LIST_CACHE into the directory's
+# TEST_INCLUDE_FILES): lists the suite binary's tests and adds each under its
+# gtest name, labelled <feature>, or <feature>-nccl for an nccl instance.
+# With the warm client (unless RANKTEST_WARM=0), the listing comes from a
+# cache while the binary and its libraries are unchanged, and each test runs
+# as `<client> <binary> <args>`: a child forked by the binary's warm process. googletest's own module does the same but gives every
 # test the skip regex "[  SKIPPED ]", which ctest cannot take back (it adds up
 # every skip regex it is given): a failing test whose output quoted an inner
 # run's skipped line was shown as skipped. Here a skip is exit code 77 alone.
@@ -11,16 +14,24 @@ if(NOT EXISTS "${RANKTEST_BINARY}")
   add_test("${RANKTEST_FEATURE}_NOT_BUILT" "${RANKTEST_BINARY}")
   return()
 endif()
+set(command_prefix "${RANKTEST_BINARY}")
+set(list_command "${RANKTEST_BINARY}" --gtest_list_tests)
+if(RANKTEST_WARM_CLIENT AND EXISTS "${RANKTEST_WARM_CLIENT}"
+   AND NOT "$ENV{RANKTEST_WARM}" STREQUAL "0")
+  set(command_prefix "${RANKTEST_WARM_CLIENT}" "${RANKTEST_BINARY}")
+  set(list_command "${RANKTEST_WARM_CLIENT}" --list-tests
+                   "${RANKTEST_LIST_CACHE}" "${RANKTEST_BINARY}")
+endif()
 execute_process(
-  COMMAND "${RANKTEST_BINARY}" --gtest_list_tests
+  COMMAND ${list_command}
   WORKING_DIRECTORY "${RANKTEST_WORKING_DIR}"
   TIMEOUT 60
   OUTPUT_VARIABLE listing
   ERROR_VARIABLE errors
   RESULT_VARIABLE result)
 if(NOT result EQUAL 0)
-  message(FATAL_ERROR "ranktest: '${RANKTEST_BINARY} --gtest_list_tests' "
-                      "exited with ${result}:\n${errors}")
+  list(JOIN list_command " " shown)
+  message(FATAL_ERROR "ranktest: '${shown}' exited with ${result}:\n${errors}")
 endif()
 string(REPLACE "\n" ";" lines "${listing}")
 set(suite "")
@@ -40,7 +51,7 @@ foreach(line IN LISTS lines)
     if(name MATCHES "/nccl_ws[0-9]+$")
       set(labels "${RANKTEST_FEATURE}-nccl")
     endif()
-    add_test("${ctest_name}" "${RANKTEST_BINARY}" "--gtest_filter=${name}"
+    add_test("${ctest_name}" ${command_prefix} "--gtest_filter=${name}"
              "--gtest_also_run_disabled_tests")
     set_tests_properties("${ctest_name}" PROPERTIES
       LABELS "${labels}"

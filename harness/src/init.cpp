@@ -2,16 +2,20 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "ranktest/internal/build_identity.h"
 #include "ranktest/internal/filter_check.h"
 #include "ranktest/internal/init_guard.h"
 #include "ranktest/internal/interrupted_run.h"
 #include "ranktest/internal/launched_job.h"
 #include "ranktest/internal/rank_process.h"
 #include "ranktest/internal/rank_runner.h"
+#include "ranktest/internal/warm_protocol.h"
+#include "ranktest/internal/warm_server.h"
 #include "ranktest/param_test.h"
 #include "ranktest/ranktest.h"
 
@@ -120,9 +124,21 @@ int skippedExitCode() {
   return std::atoi(code);
 }
 
+// A listing run whose result the ctest client caches: the files this binary
+// maps, whose identities keep the cache valid.
+void writeMappedFilesForTheListingCache() {
+  const char* path = std::getenv(internal::kListMappedFilesVariable);
+  if (path == nullptr || *path == '\0') return;
+  std::ofstream out(path, std::ios::trunc);
+  for (const std::string& file : internal::mappedFiles()) out << file << '\n';
+}
+
 }  // namespace
 
 void init(int* argc, char** argv) {
+  // A warm process serves here, with nothing else of init done yet; each
+  // test's child continues below with that test's arguments.
+  internal::serveWarmIfAsked(argc, argv);
   internal::noteInitCalled();
   // Before gtest strips its flags: a spawned rank gets them too.
   internal::setOriginalArguments(*argc, argv);
@@ -144,7 +160,11 @@ void init(int* argc, char** argv) {
   if (launch) {
     internal::runRankProcess(*launch);
   }
-  if (!settings().listing_tests) joinLaunchedJob();
+  if (settings().listing_tests) {
+    writeMappedFilesForTheListingCache();
+  } else {
+    joinLaunchedJob();
+  }
   internal::endRunsInOrderOnInterrupt();
 }
 

@@ -250,15 +250,16 @@ InnerResult runInner(const InnerOptions& options) {
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.xml = readFile(out + "/inner.xml");
   result.files_left = filesIn(tmp, out);
-  // Ranks die with their parent by PR_SET_PDEATHSIG, and a killed parent's
-  // own runs clean up after it: give the kernel and their reapers a moment
+  // Ranks die with their parent by PR_SET_PDEATHSIG, a killed parent's own
+  // runs clean up after it, and a warm process ends once its ctest run (or
+  // script) has: give the kernel, their reapers and warm processes a moment
   // before counting leftovers.
   const auto settle_end = Clock::now() + std::chrono::seconds(5);
   for (;;) {
     result.processes_left = processesWithToken(token);
-    const bool settled =
-        result.processes_left.empty() && result.files_left.empty();
-    if (settled || result.exit_code != -1 || Clock::now() >= settle_end) break;
+    const bool settled = result.processes_left.empty() &&
+                         (result.files_left.empty() || result.exit_code != -1);
+    if (settled || Clock::now() >= settle_end) break;
     ::usleep(10000);
     result.files_left = filesIn(tmp, out);
   }

@@ -1,7 +1,8 @@
 // A test binary with its own main() that forgets ranktest::init: a user's
 // mistake that used to pass silently (its parameterised tests never
 // registered). suite_harness checks that it fails at once, saying what to
-// add. RANKTEST_INNER_CALL_INIT=1 calls init, as a correct main does.
+// add. RANKTEST_INNER_CALL_INIT=1 calls init, as a correct main does;
+// =after_googletest calls it after testing::InitGoogleTest, as a main may.
 
 #include <gtest/gtest.h>
 
@@ -29,6 +30,10 @@ RANKTEST_INSTANTIATE_P(InnerNoInitTable, std::vector<int>({1, 2}));
 int main(int argc, char** argv) {
   const char* call_init = std::getenv("RANKTEST_INNER_CALL_INIT");
   if (call_init != nullptr && std::string(call_init) == "1") {
+    ranktest::init(&argc, argv);
+  } else if (call_init != nullptr &&
+             std::string(call_init) == "after_googletest") {
+    ::testing::InitGoogleTest(&argc, argv);
     ranktest::init(&argc, argv);
   } else {
     ::testing::InitGoogleTest(&argc, argv);

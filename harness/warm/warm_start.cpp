@@ -1,0 +1,127 @@
+#include "warm_start.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ranktest/internal/warm_protocol.h"
+
+namespace ranktest::warm {
+namespace {
+
+// Static initialisation of a large binary (under a sanitizer, on a loaded
+// machine) may take long; a start that says nothing in this time is given up.
+constexpr std::chrono::seconds kStartLimit{120};
+constexpr int kReadyFd = 3;
+
+// In the grandchild: becomes the warm process. Only async-signal-safe calls
+// between fork and exec, on memory prepared before the fork.
+[[noreturn]] void execWarmProcess(const char* binary, char* const* argv,
+                                  int ready_write) {
+  const int devnull = ::open("/dev/null", O_RDWR);
+  for (int stream = 0; stream < 3; ++stream) ::dup2(devnull, stream);
+  if (ready_write == kReadyFd) {
+    ::fcntl(kReadyFd, F_SETFD, 0);
+  } else {
+    ::dup2(ready_write, kReadyFd);
+  }
+  // Nothing of ctest's: a warm process holding a test's output pipe would
+  // keep ctest waiting for that test's end until the warm process ended.
+  ::close_range(kReadyFd + 1, ~0U, 0);
+  char line[32];
+  const int length = snprintf(line, sizeof(line), "pid %d\n", ::getpid());
+  if (length > 0) (void)!::write(kReadyFd, line, static_cast<size_t>(length));
+  ::execv(binary, argv);
+  ::_exit(127);
+}
+
+}  // namespace
+
+WarmStart startWarmProcess(const std::string& binary,
+                           const std::string& socket_name, pid_t owner,
+                           std::size_t argument_count, int idle_ms) {
+  internal::WarmServeArguments serve;
+  serve.socket_name = socket_name;
+  serve.ready_fd = kReadyFd;
+  serve.owner = owner;
+  serve.idle_ms = idle_ms;
+  std::vector<std::string> args{binary, internal::encodeServeFlag(serve)};
+  args.resize(2 + argument_count, internal::kWarmArgumentSlot);
+  std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  int ready[2];
+  if (::pipe2(ready, O_CLOEXEC) != 0) {
+    return {"cannot", std::string("pipe2: ") + std::strerror(errno)};
+  }
+  const pid_t session_leader = ::fork();
+  if (session_leader == 0) {
+    // A session of its own (no terminal's signals), and not our child:
+    // the leader exits at once and the warm process is re-parented.
+    ::setsid();
+    if (::fork() == 0) execWarmProcess(binary.c_str(), argv.data(), ready[1]);
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  if (session_leader < 0) {
+    ::close(ready[0]);
+    return {"cannot", std::string("fork: ") + std::strerror(errno)};
+  }
+  ::waitpid(session_leader, nullptr, 0);
+
+  // Its answer is the second line; the first is its pid.
+  std::string said;
+  const auto give_up = std::chrono::steady_clock::now() + kStartLimit;
+  WarmStart start{"cannot", "it exited while starting"};
+  for (;;) {
+    const std::size_t first_end = said.find('\n');
+    const std::size_t second_end = first_end == std::string::npos
+                                       ? std::string::npos
+                                       : said.find('\n', first_end + 1);
+    if (second_end != std::string::npos) {
+      const std::string answer =
+          said.substr(first_end + 1, second_end - first_end - 1);
+      const std::size_t space = answer.find(' ');
+      start.outcome = answer.substr(0, space);
+      start.reason = space == std::string::npos ? "" : answer.substr(space + 1);
+      break;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        give_up - std::chrono::steady_clock::now());
+    pollfd fd{ready[0], POLLIN, 0};
+    if (left.count() <= 0 ||
+        ::poll(&fd, 1, static_cast<int>(left.count())) == 0) {
+      // Silent past the limit: stop it.
+      if (said.rfind("pid ", 0) == 0) {
+        ::kill(static_cast<pid_t>(std::atol(said.c_str() + 4)), SIGKILL);
+      }
+      start = {"cannot", "it did not answer within " +
+                             std::to_string(kStartLimit.count()) + " s"};
+      break;
+    }
+    char chunk[256];
+    const ssize_t n = ::read(ready[0], chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    said.append(chunk, static_cast<std::size_t>(n));
+  }
+  ::close(ready[0]);
+  if (start.outcome != "ready" && start.outcome != "busy" &&
+      start.outcome != "cannot") {
+    start = {"cannot", "it answered '" + start.outcome + "'"};
+  }
+  return start;
+}
+
+}  // namespace ranktest::warm

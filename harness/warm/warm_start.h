@@ -1,0 +1,25 @@
+#pragma once
+
+// Starts a test binary as a warm process (see warm_protocol.h), detached
+// from the client: its own session, no terminal, none of ctest's pipes.
+
+#include <cstddef>
+#include <string>
+
+namespace ranktest::warm {
+
+struct WarmStart {
+  // "ready" (it listens), "busy" (another warm process has the name, which
+  // is as good), or "cannot" with the reason (the client runs the binary
+  // directly instead).
+  std::string outcome;
+  std::string reason;
+};
+
+// Starts `binary` serving abstract socket `socket_name` for clients of
+// `owner` that pass `argument_count` arguments; waits for its answer.
+WarmStart startWarmProcess(const std::string& binary,
+                           const std::string& socket_name, pid_t owner,
+                           std::size_t argument_count, int idle_ms);
+
+}  // namespace ranktest::warm
