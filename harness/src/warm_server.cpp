@@ -168,8 +168,9 @@ std::optional<ChildStart> WarmServer::answer(Connection& connection) {
   if (!request || fds.size() != 3 || request->args.size() != argument_count_) {
     return refuse("refuse malformed request");
   }
+  if (owner_pidfd_ < 0) return refuse("ending");  // its ctest run ended
   if (draining_ || !stillTheSame(build_)) {
-    // Rebuilt (or this run is ending): never serve a test from an old build.
+    // Rebuilt: never serve a test from an old build.
     draining_ = true;
     stopListening();
     return refuse("stale");
@@ -380,6 +381,10 @@ void serveWarmIfAsked(int* argc, char** argv) {
     ::_exit(0);
   }
   const int owner_pidfd = pidfdOpen(arguments->owner);
+  if (owner_pidfd < 0 && errno == ESRCH) {
+    writeAll(ready, "ending\n");  // its ctest run is gone already
+    ::_exit(0);
+  }
   if (owner_pidfd < 0) {
     cannot(std::string("pidfd_open of the ctest run: ") + std::strerror(errno));
   }

@@ -120,6 +120,14 @@ int idleMilliseconds() {
   std::exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
+// The ctest run that started this client is over (ctest was killed): its
+// tests are not wanted any more.
+[[noreturn]] void endWithTheRun(const std::string& binary) {
+  std::cerr << "[ranktest] the ctest run of this test of " << binary
+            << " has ended; the test does not run" << std::endl;
+  std::exit(1);
+}
+
 // Waits for the test started as `child`, forwarding signals to it.
 [[noreturn]] void followTest(int fd, pid_t child, const std::string& binary) {
   g_child = child;
@@ -154,6 +162,7 @@ int runWarm(const std::string& binary, const std::vector<std::string>& args) {
     if (fd < 0) {
       const ranktest::warm::WarmStart start = ranktest::warm::startWarmProcess(
           binary, name, owner, args.size(), idle_ms);
+      if (start.outcome == "ending") endWithTheRun(binary);
       if (start.outcome == "cannot")
         runDirectlyBecause(start.reason, binary, args);
       fd = connectToAbstract(name);
@@ -171,6 +180,7 @@ int runWarm(const std::string& binary, const std::vector<std::string>& args) {
       followTest(fd, static_cast<pid_t>(std::atol(answer.c_str() + 4)), binary);
     }
     ::close(fd);
+    if (answer == "ending") endWithTheRun(binary);
     if (answer == "stale") {
       last_problem = "its build changed";
       continue;  // rebuilt: the old one has freed the name

@@ -118,7 +118,7 @@ WarmStart startWarmProcess(const std::string& binary,
   }
   ::close(ready[0]);
   if (start.outcome != "ready" && start.outcome != "busy" &&
-      start.outcome != "cannot") {
+      start.outcome != "ending" && start.outcome != "cannot") {
     start = {"cannot", "it answered '" + start.outcome + "'"};
   }
   return start;

@@ -10,8 +10,8 @@ namespace ranktest::warm {
 
 struct WarmStart {
   // "ready" (it listens), "busy" (another warm process has the name, which
-  // is as good), or "cannot" with the reason (the client runs the binary
-  // directly instead).
+  // is as good), "ending" (the ctest run it would serve is gone), or
+  // "cannot" with the reason (the client runs the binary directly instead).
   std::string outcome;
   std::string reason;
 };

@@ -83,16 +83,17 @@ RANKTEST_F(ConsumerDdp, OwnHookTrainsAsPlainDdp) {
 
 namespace consumer {
 
-// Rank 1 waits in a barrier that rank 0, asleep, never joins: a hang.
+// Rank 1 waits for a key that rank 0, asleep, never sets: a hang.
 // check_consumer.sh runs it (it is disabled in the suite) to see the hung
-// ranks' stacks name these functions with file:line.
+// ranks' stacks name these functions with file:line. Both wait past the
+// test's deadline: a collective would give up at the group's timeout,
+// which is the deadline itself, and sometimes end the rank first.
 void sleepThroughTheDeadline() {
   std::this_thread::sleep_for(std::chrono::seconds(60));
 }
 
-void waitForAPeerThatNeverComes(
-    const c10::intrusive_ptr<c10d::ProcessGroup>& pg) {
-  pg->barrier()->wait();
+void waitForAPeerThatNeverComes(const c10::intrusive_ptr<c10d::Store>& store) {
+  store->wait({"a peer that never comes"}, std::chrono::seconds(60));
 }
 
 }  // namespace consumer
@@ -108,7 +109,7 @@ RANKTEST_F(ConsumerHang, DISABLED_RankOneWaitsAlone) {
   if (rank() == 0) {
     consumer::sleepThroughTheDeadline();
   } else {
-    consumer::waitForAPeerThatNeverComes(pg());
+    consumer::waitForAPeerThatNeverComes(store());
   }
 }
 

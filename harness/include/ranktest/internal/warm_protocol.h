@@ -11,9 +11,11 @@
 // Messages are SOCK_SEQPACKET packets:
 //   client -> warm:  "run\0<cwd>\0<arg1>\0...<argN>\0" with fds 0, 1, 2
 //   warm -> client:  "pid <pid>", then "exit <wait status>"; or "stale" (its
-//                    build changed: start a new one) or "refuse <reason>"
-// and the warm process's start-up answer on a pipe, one line: "ready",
-// "busy" (another warm process holds the name) or "cannot <reason>".
+//                    build changed: start a new one), "ending" (its ctest run
+//                    ended: run nothing) or "refuse <reason>"
+// and the warm process's start-up answer on a pipe, one line after its pid:
+// "ready", "busy" (another warm process holds the name), "ending" or
+// "cannot <reason>".
 
 #include <sys/types.h>
 
