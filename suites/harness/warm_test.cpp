@@ -201,6 +201,19 @@ kill -KILL $ctest; wait $ctest; echo "ctest-status=$?"
   // runScript checked that nothing of the run is left.
 }
 
+// ctest's own timeout kills the test's client: the warm process stops the
+// test (SIGTERM, then SIGKILL) and its ranks with it.
+TEST(HarnessWarm, CtestTimeoutStopsTheTestWithItsClient) {
+  const InnerResult r = runScript(R"sh(
+project p
+"$CTEST" --test-dir p -R 'InnerWarmRanks\.RanksRunUntilStopped' --timeout 3
+echo "ctest-exit=$?"
+)sh");
+  EXPECT_THAT(r.output,
+              AllOf(HasSubstr("***Timeout"), HasSubstr("ctest-exit=8")));
+  // runScript checked that nothing of the run is left.
+}
+
 // The warm process killed while its test runs: the test's client says so
 // and fails, the test's child and ranks end with it, and the next test
 // starts a new warm process.
