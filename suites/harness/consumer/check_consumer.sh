@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs this build into a temporary prefix and, from that prefix only:
 # builds the consumer project (find_package(ranktest ... COMPONENTS distalgo
-# parity), ranktest_add_suite), runs its tests with ctest, checks that its
+# parity), ranktest_add_suite), runs its tests with ctest (through the
+# package's warm client), checks that its
 # own hook ran through the hook parity kit at world sizes 2 and 3 in a suite
 # of at most 40 lines, that a rank's stack
 # names the consumer's own functions (exported, and with file:line in a hung
@@ -18,6 +19,15 @@ cmake -S "$consumer_dir" -B "$work/build" -G Ninja \
 cmake --build "$work/build" >/dev/null
 ctest --test-dir "$work/build" --no-tests=error --output-on-failure \
   | tee "$work/ctest.log"
+
+# ctest ran the tests through the package's own warm client (a warm process
+# of the suite binary forks each test), not the binary itself.
+if ! ctest --test-dir "$work/build" -N -V |
+  grep -q "Test command: $work/prefix/bin/ranktest_warm_client "; then
+  echo "check_consumer: ctest does not run the consumer's tests through" \
+    "$work/prefix/bin/ranktest_warm_client" >&2
+  exit 1
+fi
 
 # The user's hook suite: short, and every parity body ran at both sizes.
 suite="$consumer_dir/topk_parity_test.cpp"
