@@ -5,8 +5,9 @@
 # gtest name, labelled <feature>, or <feature>-nccl for an nccl instance.
 # With the warm client (unless RANKTEST_WARM=0), the listing comes from a
 # cache while the binary and its libraries are unchanged, and each test runs
-# as `<client> <binary> <args>`: a child forked by the binary's warm process. googletest's own module does the same but gives every
-# test the skip regex "[  SKIPPED ]", which ctest cannot take back (it adds up
+# as `<client> <binary> <args>`: a child forked by the binary's warm
+# process. googletest's own module does the same but gives every test the
+# skip regex "[  SKIPPED ]", which ctest cannot take back (it adds up
 # every skip regex it is given): a failing test whose output quoted an inner
 # run's skipped line was shown as skipped. Here a skip is exit code 77 alone.
 if(NOT EXISTS "${RANKTEST_BINARY}")
