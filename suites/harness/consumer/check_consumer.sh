@@ -22,8 +22,11 @@ ctest --test-dir "$work/build" --no-tests=error --output-on-failure \
 
 # ctest ran the tests through the package's own warm client (a warm process
 # of the suite binary forks each test), not the binary itself.
-if ! ctest --test-dir "$work/build" -N -V |
-  grep -q "Test command: $work/prefix/bin/ranktest_warm_client "; then
+# (Read whole first: grep -q would end the pipe early, and ctest's SIGPIPE
+# would fail it under pipefail.)
+ctest --test-dir "$work/build" -N -V >"$work/commands.log"
+if ! grep -q "Test command: $work/prefix/bin/ranktest_warm_client " \
+  "$work/commands.log"; then
   echo "check_consumer: ctest does not run the consumer's tests through" \
     "$work/prefix/bin/ranktest_warm_client" >&2
   exit 1
