@@ -6,14 +6,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <vector>
 
+#include "ranktest/internal/interrupt.h"
 #include "ranktest/internal/rank_process.h"
+#include "ranktest/internal/rank_sentinel.h"
 #include "ranktest/internal/report_codec.h"
 #include "ranktest/settings.h"
 #include "torch_compat/tcp_store.h"
@@ -101,6 +105,21 @@ std::optional<Skip> decodeSkip(const std::string& text) {
               text.substr(colon + 1)};
 }
 
+// How long an interrupted rank waits for the others' reports.
+constexpr std::chrono::seconds kInterruptedReportWait{2};
+
+// Set by the first rank that gives up on another: "<rank>\n<test>". A rank
+// that finds it at the start of a test gives up on that rank too, so that
+// every rank skips the same tests.
+constexpr char kJobLostKey[] = "ranktest/lost";
+
+// What the responder's thread sets an awaited key to where the wait is over
+// without the peer's value (never a value of the job's own).
+constexpr char kMarkLate[] = "\x01ranktest: late";
+constexpr char kMarkSilent[] = "\x01ranktest: silent";
+constexpr char kMarkJobGaveUp[] = "\x01ranktest: the job gave up on a rank";
+constexpr char kMarkInterrupted[] = "\x01ranktest: interrupted";
+
 std::string toText(const std::vector<uint8_t>& bytes) {
   return std::string(bytes.begin(), bytes.end());
 }
@@ -130,6 +149,20 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
   options.waitWorkers = false;
   options.timeout = timeout;
   torch_compat::useClassicServer(options);
+  job->gloo_host_ = localAddressToward(host, port);
+  job->where_ = "host " + hostName() + " (" + job->gloo_host_ + "), pid " +
+                std::to_string(::getpid());
+  const std::string who = "rank " + std::to_string(launched->rank) + " of " +
+                          std::to_string(launched->world_size) + " (" +
+                          job->where_ + ")";
+  // Before any thread of the store's: the sentinel is a fork.
+  if (!startRankSentinel(host, options, launched->rank, who)) {
+    std::cerr << "[ranktest] " << who
+              << " has no sentinel (this process ran threads before joining "
+                 "the job): if its process is stopped, its launcher may not "
+                 "end"
+              << std::endl;
+  }
   try {
     job->store_ = c10::make_intrusive<c10d::TCPStore>(host, options);
   } catch (const std::exception& error) {
@@ -143,11 +176,14 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
   // waits.
   c10d::TCPStoreOptions second = options;
   second.isServer = false;
+  LaunchedJob* watcher = job.get();
   job->responder_ = std::make_unique<StateResponder>(
-      c10::make_intrusive<c10d::TCPStore>(host, second), launched->rank);
-  job->gloo_host_ = localAddressToward(host, port);
-  job->where_ = "host " + hostName() + " (" + job->gloo_host_ + "), pid " +
-                std::to_string(::getpid());
+      c10::make_intrusive<c10d::TCPStore>(host, second), launched->rank,
+      [watcher](c10d::Store& store) { watcher->watchWaits(store); });
+  job->watchdog_ = std::make_unique<StoreWatchdog>(*job->responder_, who,
+                                                   address, kPeerSilence);
+  job->store_->set("ranktest/where/" + std::to_string(launched->rank),
+                   toBytes(job->where_));
   job->placeOnNodes();
   return job;
 }
@@ -194,12 +230,15 @@ std::string LaunchedJob::get(const std::string& key) {
   return toText(store_->get(key));
 }
 
-SuperviseResult LaunchedJob::withoutLostRank() const {
+SuperviseResult LaunchedJob::withoutLostRank(
+    std::optional<RankReport> lost) const {
   SuperviseResult all;
   for (int rank = 0; rank < launched_.world_size; ++rank) {
     RankReport r;
     r.rank = rank;
-    if (rank == *lost_rank_) {
+    if (rank == *lost_rank_ && lost) {
+      r = *lost;
+    } else if (rank == *lost_rank_) {
       r.end = RankReport::End::kTimedOut;
       r.tail.push_back("[ranktest] rank " + std::to_string(rank) +
                        " stopped reporting in " + lost_in_ +
@@ -214,6 +253,129 @@ SuperviseResult LaunchedJob::withoutLostRank() const {
   return all;
 }
 
+SuperviseResult LaunchedJob::interruptedBeforeTheBody() const {
+  SuperviseResult all;
+  all.interrupted_by = interruptSignal();
+  for (int rank = 0; rank < launched_.world_size; ++rank) {
+    RankReport r;
+    r.rank = rank;
+    r.end = RankReport::End::kStopped;
+    r.stopped_because = "this run was interrupted before the test's body ran";
+    all.ranks.push_back(r);
+  }
+  return all;
+}
+
+LaunchedJob::Awaited LaunchedJob::awaitFrom(const std::string& key, int rank,
+                                            Clock::time_point until,
+                                            bool at_test_start) {
+  {
+    const std::lock_guard<std::mutex> lock(watch_mutex_);
+    watched_ = Watched{key, rank, until, at_test_start, -1, Clock::now()};
+  }
+  // The responder's thread ends this wait, where the peer does not, by
+  // setting the key to a mark of why (watchWaits()).
+  store_->wait({key}, std::chrono::hours(24));
+  {
+    const std::lock_guard<std::mutex> lock(watch_mutex_);
+    watched_.reset();
+  }
+  std::string value = get(key);
+  if (value == kMarkLate) return {Await::kLate, ""};
+  if (value == kMarkSilent) return {Await::kSilent, ""};
+  if (value == kMarkJobGaveUp) return {Await::kJobGaveUp, ""};
+  if (value == kMarkInterrupted) return {Await::kInterrupted, ""};
+  return {Await::kArrived, std::move(value)};
+}
+
+void LaunchedJob::watchWaits(c10d::Store& store) {
+  std::optional<Watched> w;
+  {
+    const std::lock_guard<std::mutex> lock(watch_mutex_);
+    w = watched_;
+  }
+  if (!w) return;
+  const auto now = Clock::now();
+  const char* mark = nullptr;
+  const std::int64_t beat = StateResponder::beat(store, w->rank);
+  if (beat != w->beat) {
+    const std::lock_guard<std::mutex> lock(watch_mutex_);
+    if (watched_ && watched_->key == w->key) {
+      watched_->beat = beat;
+      watched_->moved = now;
+    }
+  } else if (now - w->moved >= kPeerSilence) {
+    mark = kMarkSilent;
+  }
+  if (now >= w->until) mark = kMarkLate;
+  if (w->at_test_start && store.check({kJobLostKey})) mark = kMarkJobGaveUp;
+  // The run ends 3 s after the signal (interrupted_run.h); so does the job,
+  // whose launcher sends it to every rank.
+  if (interruptSignal() != 0) mark = kMarkInterrupted;
+  if (mark == nullptr) return;
+  // Only where the key is still unset: a value that came first stands. A
+  // compareSet wakes no waiter (c10d's servers): the set that follows does.
+  const std::vector<uint8_t> marked = toBytes(mark);
+  if (store.compareSet(w->key, {}, marked) == marked) store.set(w->key, marked);
+  const std::lock_guard<std::mutex> lock(watch_mutex_);
+  if (watched_ && watched_->key == w->key) watched_.reset();
+}
+
+RankReport LaunchedJob::giveUpOn(int rank, Await how,
+                                 const std::string& waited_for,
+                                 const std::string& test) {
+  RankReport missing;
+  missing.rank = rank;
+  missing.end = RankReport::End::kTimedOut;
+  const std::string phase_key = "ranktest/phase/" + std::to_string(rank);
+  const std::string last =
+      store_->check({phase_key}) ? get(phase_key) : "none published";
+  const std::string where_key = "ranktest/where/" + std::to_string(rank);
+  const std::string where =
+      store_->check({where_key}) ? get(where_key) : "where unknown";
+  const std::string who =
+      "[ranktest] rank " + std::to_string(rank) + " (" + where + ")";
+  const std::string later = ". Later tests fail at once";
+  if (how == Await::kSilent) {
+    missing.tail.push_back(
+        who + " went silent while rank " + std::to_string(launched_.rank) +
+        " waited for " + waited_for + ": its heartbeat has not moved for " +
+        std::to_string(kPeerSilence.count()) +
+        " s, so its process is stopped or its host is cut off; its last "
+        "phase: " +
+        last + later);
+  } else {
+    const std::optional<std::string> answer =
+        StateResponder::ask(*store_, rank, 3s);
+    missing.tail.push_back(
+        who + " did not send " + waited_for +
+        " by the deadline; its last phase: " + last +
+        (answer ? ". Asked where it is, it answered: " + *answer
+                : ". Asked where it is, it did not answer within 3 s: its "
+                  "process is stopped or its host is gone") +
+        later);
+  }
+  given_up_.emplace(rank, "rank " + std::to_string(launched_.rank) +
+                              " waited in vain for " + waited_for + " in " +
+                              test);
+  if (!lost_rank_) {
+    lost_rank_ = rank;
+    lost_in_ = test;
+    store_->set(kJobLostKey, toBytes(std::to_string(rank) + "\n" + test));
+  }
+  return missing;
+}
+
+bool LaunchedJob::adoptLostRank() {
+  if (lost_rank_) return true;
+  if (!store_->check({kJobLostKey})) return false;
+  const std::string lost = get(kJobLostKey);
+  const std::size_t newline = lost.find('\n');
+  lost_rank_ = std::stoi(lost.substr(0, newline));
+  lost_in_ = lost.substr(newline + 1);
+  return true;
+}
+
 SuperviseResult LaunchedJob::run(const TestInstance& t,
                                  SuperviseOptions options,
                                  const std::optional<Skip>& local_skip) {
@@ -226,7 +388,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
                            " ranks, but the launcher started " +
                            std::to_string(world));
   }
-  if (lost_rank_) return withoutLostRank();
+  if (adoptLostRank()) return withoutLostRank();
   const std::string key = "ranktest/" + std::to_string(sequence_++) + "/";
   const auto mine = [&](const std::string& what) {
     return key + what + "/" + std::to_string(me);
@@ -241,12 +403,28 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
                         .count();
     const std::string text =
         what + " (" + std::to_string(ms) + " ms into " + t.fullName() + ")";
-    store_->set(mine("phase"), toBytes(text));
+    store_->set("ranktest/phase/" + std::to_string(me), toBytes(text));
     responder_->setPhase(text);
   };
 
   // Every rank must be at the same test: one --gtest_filter, one binary.
+  // Rank 0 may run plain tests first, for as long as they take: it is
+  // waited for while its heartbeat moves.
   store_->set(mine("name"), toBytes(t.fullName()));
+  if (me != 0) {
+    const Await how =
+        awaitFrom(of("name", 0), 0, Clock::now() + std::chrono::hours(24),
+                  /*at_test_start=*/true)
+            .how;
+    if (how == Await::kJobGaveUp && adoptLostRank()) return withoutLostRank();
+    if (how == Await::kInterrupted) return interruptedBeforeTheBody();
+    if (how != Await::kArrived) {
+      RankReport lost =
+          giveUpOn(0, how, "the start of its next test", t.fullName());
+      std::cerr << lost.tail.front() << std::endl;
+      return withoutLostRank(std::move(lost));
+    }
+  }
   const std::string first = get(of("name", 0));
   if (first != t.fullName()) {
     throw std::runtime_error(
@@ -262,8 +440,22 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   SuperviseResult all;
   std::vector<std::optional<Skip>> skips;
   skips.reserve(static_cast<std::size_t>(world));
+  const auto agreement_due =
+      Clock::now() + t.timeout() + options.stack_grace + kReportGrace;
   for (int rank = 0; rank < world; ++rank) {
-    skips.push_back(decodeSkip(get(of("skip", rank))));
+    const Awaited skip = awaitFrom(of("skip", rank), rank, agreement_due,
+                                   /*at_test_start=*/true);
+    if (skip.how == Await::kJobGaveUp && adoptLostRank()) {
+      return withoutLostRank();
+    }
+    if (skip.how == Await::kInterrupted) return interruptedBeforeTheBody();
+    if (skip.how != Await::kArrived) {
+      RankReport lost =
+          giveUpOn(rank, skip.how, "its decision on skipping", t.fullName());
+      if (me != 0) std::cerr << lost.tail.front() << std::endl;
+      return withoutLostRank(std::move(lost));
+    }
+    skips.push_back(decodeSkip(skip.value));
   }
   const auto skipper = std::find_if(
       skips.begin(), skips.end(), [](const auto& s) { return s.has_value(); });
@@ -284,7 +476,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
     return all;
   }
   const auto reports_due =
-      Clock::now() + t.timeout() + options.stack_grace + 10s;
+      Clock::now() + t.timeout() + options.stack_grace + kReportGrace;
 
   RankLaunch launch;
   launch.rank = me;
@@ -322,38 +514,31 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
 
   all.timed_out = local.timed_out;
   all.interrupted_by = local.interrupted_by;
+  // Interrupted, the run ends 3 s after the signal (interrupted_run.h):
+  // the others' reports are taken as they come within 2 s.
+  const auto interrupt_due = Clock::now() + kInterruptedReportWait;
   for (int rank = 0; rank < world; ++rank) {
     if (rank == me) {
       all.ranks.push_back(report);
       continue;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        reports_due - Clock::now());
-    try {
-      store_->wait({of("report", rank)}, std::max(left, 1ms));
-      all.ranks.push_back(decodeReport(get(of("report", rank))));
-    } catch (const c10::Error&) {
+    const bool interrupted = all.interrupted_by != 0;
+    const Awaited sent = awaitFrom(
+        of("report", rank), rank,
+        interrupted ? std::min(reports_due, interrupt_due) : reports_due);
+    if (sent.how == Await::kArrived) {
+      all.ranks.push_back(decodeReport(sent.value));
+    } else if (interrupted || sent.how == Await::kInterrupted) {
+      all.interrupted_by = interruptSignal();
       RankReport missing;
       missing.rank = rank;
-      missing.end = RankReport::End::kTimedOut;
-      const std::string last = store_->check({of("phase", rank)})
-                                   ? get(of("phase", rank))
-                                   : "none published";
-      const std::optional<std::string> answer =
-          StateResponder::ask(*store_, rank, 3s);
-      missing.tail.push_back(
-          "[ranktest] rank " + std::to_string(rank) + " (" +
-          get("ranktest/host/" + std::to_string(rank)) +
-          ") sent no report by the deadline; its last phase: " + last +
-          (answer ? ". Asked where it is, it answered: " + *answer
-                  : ". Asked where it is, it did not answer within 3 s: its "
-                    "process is stopped or its host is gone") +
-          ". Later tests fail at once");
+      missing.end = RankReport::End::kStopped;
+      missing.stopped_because =
+          "this run was interrupted before its report came";
       all.ranks.push_back(missing);
-      if (!lost_rank_) {
-        lost_rank_ = rank;
-        lost_in_ = t.fullName();
-      }
+    } else {
+      all.ranks.push_back(giveUpOn(rank, sent.how, "its report", t.fullName()));
+      if (me != 0) std::cerr << all.ranks.back().tail.front() << std::endl;
     }
     if (all.ranks.back().end == RankReport::End::kTimedOut) {
       all.timed_out = true;
@@ -376,42 +561,69 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
 }
 
 int LaunchedJob::finish(int exit_code) {
-  responder_->stop();
+  const int me = launched_.rank;
   const std::string result = "ranktest/exit_code";
-  const std::string done = "ranktest/done";
-  if (launched_.rank != 0) {
-    int job_code = exit_code;
+  const auto done = [](int rank) {
+    return "ranktest/done/" + std::to_string(rank);
+  };
+  responder_->setPhase("finishing the run");
+  int job_code = exit_code;
+  if (me != 0) {
     try {
-      // Rank 0 may still run plain tests; if it dies, so does its store. A
-      // rank 0 that stopped answering was given up on already. A day, not
-      // c10d::Store::kNoTimeout: libtorch 2.x's TCPStore takes that 0 as
-      // "return at once".
-      store_->wait({result}, lost_rank_ == 0 ? std::chrono::milliseconds(1)
-                                             : std::chrono::hours(24));
-      const int rank0 = std::stoi(get(result));
-      if (job_code == 0) job_code = rank0;
+      // Rank 0 may still run plain tests, for as long as they take; if it
+      // dies, so may its store (mpirun's).
+      const Awaited code =
+          lost_rank_ == 0
+              ? Awaited{Await::kSilent, ""}
+              : awaitFrom(result, 0, Clock::now() + std::chrono::hours(24));
+      const Await how = code.how;
+      if (how == Await::kArrived) {
+        const int rank0 = std::stoi(code.value);
+        if (job_code == 0) job_code = rank0;
+      } else {
+        if (lost_rank_ != 0 && how != Await::kInterrupted) {
+          std::cerr << giveUpOn(0, how, "the job's exit code",
+                                "the end of the run")
+                           .tail.front()
+                    << std::endl;
+        }
+        if (job_code == 0) job_code = 1;
+      }
+      store_->set(done(me), toBytes("1"));
     } catch (const std::exception& error) {
-      std::cerr << "[ranktest] rank " << launched_.rank
+      std::cerr << "[ranktest] rank " << me
                 << " got no exit code from rank 0: " << error.what()
                 << std::endl;
       if (job_code == 0) job_code = 1;
     }
-    try {
-      store_->add(done, 1);
-    } catch (const std::exception&) {
-      // Rank 0 and its store are gone already: nobody waits for this.
+  } else {
+    store_->set(result, toBytes(std::to_string(exit_code)));
+    // The store may live in this process (mpirun's): wait for the others to
+    // read their last reports and the exit code.
+    const auto until = Clock::now() + 30s;
+    for (int rank = 1; rank < launched_.world_size; ++rank) {
+      if (given_up_.count(rank) != 0) continue;
+      const Await how = awaitFrom(done(rank), rank, until).how;
+      if (how == Await::kInterrupted) break;
+      if (how != Await::kArrived) {
+        std::cerr << giveUpOn(rank, how, "word that it finished",
+                              "the end of the run")
+                         .tail.front()
+                  << std::endl;
+        if (job_code == 0) job_code = 1;
+      }
     }
-    return job_code;
   }
-  store_->set(result, toBytes(std::to_string(exit_code)));
-  // The store lives in this process: wait (bounded) for the others to read
-  // their last reports and the exit code.
-  const auto until = Clock::now() + (lost_rank_ ? 0s : 30s);
-  while (store_->add(done, 0) < launched_.world_size - 1 &&
-         Clock::now() < until) {
-    std::this_thread::sleep_for(20ms);
+  // A rank given up on may be stopped, and its launcher waits for it.
+  const auto ended_due = Clock::now() + 3s;
+  for (const auto& [rank, reason] : given_up_) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        ended_due - Clock::now());
+    endGivenUpRank(*store_, rank, reason, std::max(left, 1ms));
   }
-  return exit_code;
+  watchdog_->stop();
+  responder_->stop();
+  return job_code;
 }
 
 }  // namespace ranktest::internal

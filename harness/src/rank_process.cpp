@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "ranktest/internal/open_files_limit.h"
+#include "ranktest/internal/process_facts.h"
 #include "ranktest/internal/rank_runner.h"
 #include "ranktest/internal/rank_signals.h"
 
@@ -262,7 +263,7 @@ std::unique_ptr<RankProcess> RankProcess::start(
   process->output_fd_ = output.read;
   process->result_fd_ = result.read;
   process->control_fd_ = control.write;
-  process->pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  process->pidfd_ = pidfdOpen(pid);
   for (int fd : {process->output_fd_, process->result_fd_}) {
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   }

@@ -37,6 +37,14 @@ void onMainStackSignal(int) {
 
 std::string askKey(int rank) { return "ranktest/ask/" + std::to_string(rank); }
 
+std::string beatKey(int rank) {
+  return "ranktest/beat/" + std::to_string(rank);
+}
+
+std::int64_t steadyNow() {
+  return std::chrono::steady_clock::now().time_since_epoch().count();
+}
+
 std::string answerKey(int rank, std::int64_t question) {
   return "ranktest/answer/" + std::to_string(rank) + "/" +
          std::to_string(question);
@@ -44,8 +52,12 @@ std::string answerKey(int rank, std::int64_t question) {
 
 }  // namespace
 
-StateResponder::StateResponder(c10::intrusive_ptr<c10d::Store> store, int rank)
-    : store_(std::move(store)), rank_(rank), main_thread_(::pthread_self()) {
+StateResponder::StateResponder(c10::intrusive_ptr<c10d::Store> store, int rank,
+                               PollHook hook)
+    : store_(std::move(store)),
+      rank_(rank),
+      hook_(std::move(hook)),
+      main_thread_(::pthread_self()) {
   // backtrace() loads libgcc on first use: not inside the handler.
   void* warm[4];
   ::backtrace(warm, 4);
@@ -98,18 +110,47 @@ std::string StateResponder::answer() {
   return text;
 }
 
+std::chrono::milliseconds StateResponder::silence() const {
+  const std::int64_t since = call_since_;
+  if (since == 0) return std::chrono::milliseconds(0);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::nanoseconds(steadyNow() - since));
+}
+
+std::string StateResponder::phase() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return phase_;
+}
+
+std::int64_t StateResponder::beat(c10d::Store& store, int rank) {
+  return store.add(beatKey(rank), 0);
+}
+
 void StateResponder::serve() {
   std::int64_t answered = 0;
   while (!stop_) {
     try {
+      // A store that neither answers nor closes (a cut-off host, a stopped
+      // server) leaves this call waiting: silence() tells.
+      call_since_ = steadyNow();
+      store_->add(beatKey(rank_), 1);
       const std::int64_t asked = store_->add(askKey(rank_), 0);
+      call_since_ = 0;
       if (asked > answered) {
         const std::string text = answer();
+        call_since_ = steadyNow();
         store_->set(answerKey(rank_, asked),
                     std::vector<uint8_t>(text.begin(), text.end()));
+        call_since_ = 0;
         answered = asked;
       }
+      if (hook_) {
+        call_since_ = steadyNow();
+        hook_(*store_);
+        call_since_ = 0;
+      }
     } catch (const std::exception&) {
+      call_since_ = 0;
       return;  // the store is gone: the job is over
     }
     std::this_thread::sleep_for(kPoll);

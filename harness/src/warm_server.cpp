@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <iostream>
 #include <list>
 #include <optional>
@@ -23,6 +21,7 @@
 #include <vector>
 
 #include "ranktest/internal/build_identity.h"
+#include "ranktest/internal/process_facts.h"
 #include "ranktest/internal/warm_protocol.h"
 
 // Present when the binary was built with --coverage, or with LeakSanitizer
@@ -40,22 +39,6 @@ using Clock = std::chrono::steady_clock;
 // A test whose client is gone, or whose ctest run ended, gets SIGTERM (it
 // stops its ranks and writes its XML) and this long before SIGKILL.
 constexpr std::chrono::seconds kTerminateGrace{3};
-
-int pidfdOpen(pid_t pid) {
-  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-}
-
-// Forking a process with more than one thread copies only the caller: a lock
-// another thread held stays locked in the child forever.
-std::size_t threadCount() {
-  std::error_code error;
-  std::size_t count = 0;
-  for (auto it = std::filesystem::directory_iterator("/proc/self/task", error);
-       !error && it != std::filesystem::directory_iterator(); ++it) {
-    ++count;
-  }
-  return count;
-}
 
 void writeAll(int fd, const std::string& text) {
   std::size_t done = 0;

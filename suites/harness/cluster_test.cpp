@@ -7,6 +7,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -50,13 +51,23 @@ class HarnessCluster : public ::testing::TestWithParam<std::string> {
   }
 
   // Runs `filter` of the inner binary on 2 hosts x 1 rank: as a feature,
-  // or as a program after "--" with its arguments as given.
-  InnerResult run(const std::string& filter, bool as_program = false) {
+  // or as a program after "--" with its arguments as given; `fault`: the
+  // kind of ci/cluster --fault to inject into the second host, 3 s after
+  // its rank started; `watcher`: see InnerOptions.
+  InnerResult run(const std::string& filter, bool as_program = false,
+                  const std::string& fault = "",
+                  decltype(InnerOptions::watcher) watcher = {}) {
     InnerOptions options;
     const std::string cluster =
         std::string(RANKTEST_SOURCE_DIR) + "/ci/cluster";
     options.launcher = {cluster, "--hosts",    "2",       "--ranks-per-host",
                         "1",     "--launcher", GetParam()};
+    if (!fault.empty()) {
+      options.launcher.insert(
+          options.launcher.end(),
+          {"--fault", fault, "--fault-host", "1", "--fault-after", "3"});
+    }
+    options.watcher = std::move(watcher);
     if (as_program) options.launcher.push_back("--");
     options.filter = filter;
     options.args = {"--gtest_color=no"};
@@ -140,6 +151,97 @@ TEST_P(HarnessCluster, ProgramThatFailsOnTheSecondHostFailsTheRun) {
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, AllOf(ContainsRegex("\\| harness_inner +\\| FAILED"),
                               ContainsRegex(kSecondHost)));
+}
+
+// Faults on the second host while InnerFault.ExchangesForSixSeconds runs
+// (deadline 8 s): every run ends within the deadline plus the grace (the
+// stack grace, 2 s, and 10 s of silence) and the launchers' start and end,
+// with a report that names the host and the rank, and leaves nothing.
+constexpr char kFaultTest[] = "InnerFault.ExchangesForSixSeconds/gloo_ws2";
+constexpr auto kFaultBound = 60s;
+
+std::string silentSecondRank() {
+  return std::string("rank 1 \\(") + kSecondHost +
+         "\\) went silent while rank 0 waited for its report: its heartbeat "
+         "has not moved for 10 s, so its process is stopped or its host is "
+         "cut off";
+}
+
+// Cut off, the second host's rank gives up on the store and exits (its
+// message reaches the run's output where its launcher is on that host:
+// torchrun's log); the first host's names it.
+TEST_P(HarnessCluster, CutOffHostIsNamedAndItsRankGivesUp) {
+  const InnerResult r = run(kFaultTest, false, "link-down");
+  SKIP_WITHOUT_NAMESPACES(r);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, AllOf(HasSubstr("fault link-down on host cluster-h1"),
+                              ContainsRegex(silentSecondRank())));
+  if (GetParam() == "torchrun") {
+    EXPECT_THAT(r.output,
+                ContainsRegex(std::string("rank 1 of 2 \\(") + kSecondHost +
+                              "\\) lost the job's store at "
+                              "10\\.77\\.0\\.1:[0-9]+: it has not answered"));
+  }
+  EXPECT_LT(r.elapsed, kFaultBound * kSanitizerSlowdown) << r.output;
+}
+
+// A stopped rank is named by the others, and its sentinel kills it at the
+// end so that its launcher ends.
+TEST_P(HarnessCluster, StoppedRankIsNamedAndEndedByItsSentinel) {
+  const InnerResult r = run(kFaultTest, false, "stop-rank");
+  SKIP_WITHOUT_NAMESPACES(r);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              AllOf(ContainsRegex(silentSecondRank()),
+                    ContainsRegex(std::string("rank 1 of 2 \\(") + kSecondHost +
+                                  "\\): the job gave up on this rank "
+                                  "\\(rank 0 waited in vain for its report "
+                                  "in InnerFault.ExchangesForSixSeconds/"
+                                  "gloo_ws2\\) and its process is stopped; "
+                                  "its sentinel kills it")));
+  EXPECT_LT(r.elapsed, kFaultBound * kSanitizerSlowdown) << r.output;
+}
+
+// mpirun ends the job as soon as a rank dies, naming it; rank 0 reports
+// the interrupted test first (torchrun's row: rank 0 names the silent rank,
+// as in the tests above).
+TEST_P(HarnessCluster, KilledRankIsNamed) {
+  const InnerResult r = run(kFaultTest, false, "kill-rank");
+  SKIP_WITHOUT_NAMESPACES(r);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  if (GetParam() == "mpirun") {
+    EXPECT_THAT(r.output,
+                AllOf(HasSubstr("rank 0 of 2 (host"),
+                      ContainsRegex("mpirun noticed that process rank 1 with "
+                                    "PID [0-9]+ on node 10\\.77\\.0\\.2 exited "
+                                    "on signal 9")));
+  } else {
+    EXPECT_THAT(r.output, ContainsRegex(silentSecondRank()));
+  }
+  EXPECT_LT(r.elapsed, kFaultBound * kSanitizerSlowdown) << r.output;
+}
+
+// SIGTERM ends ci/cluster within seconds even while a rank is stopped (its
+// launcher would wait for it) and leaves nothing.
+TEST_P(HarnessCluster, SigtermEndsTheRunWithinSecondsWhileARankIsStopped) {
+  std::chrono::steady_clock::time_point sent;
+  const InnerResult r = run(
+      kFaultTest, false, "stop-rank",
+      [&sent](pid_t cluster, const std::string&, const std::string& output) {
+        if (output.find("fault stop-rank on host cluster-h1") ==
+            std::string::npos) {
+          return false;
+        }
+        sent = std::chrono::steady_clock::now();
+        ::kill(cluster, SIGTERM);
+        return true;
+      });
+  SKIP_WITHOUT_NAMESPACES(r);
+  EXPECT_EQ(r.exit_code, 143) << r.output;
+  ASSERT_NE(sent, std::chrono::steady_clock::time_point{}) << r.output;
+  // Its end, and runInner's check that nothing is left (processes_left).
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, 10s * kSanitizerSlowdown)
+      << r.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Harness, HarnessCluster,

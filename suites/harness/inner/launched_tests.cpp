@@ -1,6 +1,7 @@
 // Test bodies for runs under a launcher (HarnessLaunched, HarnessCluster):
-// a plain test, which must run once, in rank 0, and a rank whose own
-// supervising process stops, so that it never reports.
+// a plain test, which must run once, in rank 0; ranks whose own supervising
+// process stops, so that they never report; and a body that runs while
+// ci/cluster injects a fault into a host.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -42,3 +43,35 @@ RANKTEST_F(InnerLaunched, A_Rank1StopsItsSupervisor,
 
 // After the job gave up on rank 1 this must fail at once, naming it.
 RANKTEST_F(InnerLaunched, B_RunsAfterTheLostRank) { pg()->barrier()->wait(); }
+
+class InnerLaunchedRankZero : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
+};
+
+// Rank 0 stops its launched process. Under mpirun that process serves the
+// job's store, which then answers nobody: rank 1 gives up on the store.
+// Under torchrun the store is the agent's: rank 1 gives up on rank 0, whose
+// sentinel then kills it.
+RANKTEST_F(InnerLaunchedRankZero, StopsItsSupervisor,
+           ranktest::timeout(3s * harness_suite::kSanitizerSlowdown)) {
+  if (rank() != 0) return;
+  ::kill(::getppid(), SIGSTOP);
+  for (;;) std::this_thread::sleep_for(1h);
+}
+
+class InnerFault : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
+};
+
+// Barriers for 6 s, then passes: what matters is the fault that ci/cluster
+// --fault injects into one host meanwhile (HarnessCluster).
+RANKTEST_F(InnerFault, ExchangesForSixSeconds,
+           ranktest::timeout(8s * harness_suite::kSanitizerSlowdown)) {
+  const auto until = std::chrono::steady_clock::now() + 6s;
+  while (std::chrono::steady_clock::now() < until) {
+    pg()->barrier()->wait();
+    std::this_thread::sleep_for(100ms);
+  }
+}

@@ -10,7 +10,10 @@
 // that fails sets the test's abort key, which stops the others' bodies at
 // once. Rank 0 alone prints and writes the XML.
 
+#include <chrono>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <torch/csrc/distributed/c10d/Store.hpp>
@@ -19,12 +22,15 @@
 #include "ranktest/internal/node_layout.h"
 #include "ranktest/internal/registry.h"
 #include "ranktest/internal/state_responder.h"
+#include "ranktest/internal/store_watchdog.h"
 #include "ranktest/internal/supervisor.h"
 
 namespace ranktest::internal {
 
 class LaunchedJob {
  public:
+  using Clock = std::chrono::steady_clock;
+
   // Detects a launcher and joins its job's store (waiting up to `timeout`
   // for rank 0's); nullptr when no launcher started this process. Then it
   // works out the node layout with the other ranks and exports it as
@@ -51,24 +57,72 @@ class LaunchedJob {
   // Runs test `t` as this rank: agrees with the other ranks on the test and
   // on skipping (`local_skip`, this host's conditions), runs the body in a
   // child supervised with `options`, and returns every rank's report. A rank
-  // whose report does not come by the deadline (plus grace) is named with
+  // whose report does not come by the deadline (plus kReportGrace), or whose
+  // heartbeat stops for kPeerSilence while it is waited for, is named with
   // the last phase it published; the job then gives up on it, and every
   // later test fails at once naming it.
   SuperviseResult run(const TestInstance& t, SuperviseOptions options,
                       const std::optional<Skip>& local_skip);
 
   // After the last test, with this rank's exit code: rank 0 serves the store
-  // until every rank is done. Returns the job's exit code, the same in every
-  // rank: the first non-zero of rank 0's (which alone runs the plain tests)
-  // and this rank's.
+  // until every rank is done (a rank silent for kPeerSilence is given up on).
+  // The sentinels of the ranks given up on then end them. Returns the job's
+  // exit code, the same in every rank: the first non-zero of rank 0's (which
+  // alone runs the plain tests) and this rank's.
   int finish(int exit_code);
 
+  // How long past a test's deadline (and the stack grace) a rank's report
+  // may come.
+  static constexpr std::chrono::seconds kReportGrace{10};
+  // A peer whose heartbeat has not moved for this long, while this rank
+  // waits for it, is gone (stopped, or cut off); a rank whose own store has
+  // not answered for this long gives up (StoreWatchdog).
+  static constexpr std::chrono::seconds kPeerSilence{10};
+
  private:
+  // How a wait for a peer ended: what was waited for came; the time was
+  // up; the peer went silent; another rank gave up on some rank (the job's
+  // lost rank), which ends the wait at the start of a test; this process
+  // was interrupted (SIGINT, SIGTERM).
+  enum class Await { kArrived, kLate, kSilent, kJobGaveUp, kInterrupted };
+
   LaunchedJob(LaunchedRank launched, std::string store_address);
 
   std::string get(const std::string& key);
-  // Reports of a test that cannot run because rank lost_rank_ is gone.
-  SuperviseResult withoutLostRank() const;
+  struct Awaited {
+    Await how;
+    std::string value;  // where it arrived
+  };
+  // A wait of the main thread, which the responder's thread watches.
+  struct Watched {
+    std::string key;
+    int rank;
+    Clock::time_point until;
+    bool at_test_start;
+    std::int64_t beat;        // the peer's heartbeat count seen last
+    Clock::time_point moved;  // when it last moved
+  };
+
+  // Waits until `until` for `key`, which `rank` sets, while `rank`'s
+  // heartbeat moves; `at_test_start`: also until the job gave up on a rank.
+  Awaited awaitFrom(const std::string& key, int rank, Clock::time_point until,
+                    bool at_test_start = false);
+  // On the responder's thread, each poll: ends the main thread's wait where
+  // it is late, its peer silent, or the job gave up on a rank.
+  void watchWaits(c10d::Store& store);
+  // Takes the job's lost rank as this rank's too, where another rank gave
+  // up on one; whether a rank is lost.
+  bool adoptLostRank();
+  // Gives up on `rank`, which did not set what this rank waited for in
+  // `test` (`how`), and returns its report: its host, its last phase and,
+  // when it is late but alive, its answer to "where are you?".
+  RankReport giveUpOn(int rank, Await how, const std::string& waited_for,
+                      const std::string& test);
+  // Reports of a test that cannot run because rank lost_rank_ is gone;
+  // `lost` is that rank's own report where this test found it gone.
+  SuperviseResult withoutLostRank(std::optional<RankReport> lost = {}) const;
+  // Reports of a test whose start an interrupt ended (SIGINT, SIGTERM).
+  SuperviseResult interruptedBeforeTheBody() const;
   // Works out the node layout with the other ranks and exports it (see
   // join()).
   void placeOnNodes();
@@ -78,9 +132,15 @@ class LaunchedJob {
   std::string gloo_host_;      // this host's address toward rank 0
   std::string where_;          // "host h (address), pid p"
   NodeLayout layout_;
+  // Before the responder, whose thread uses them until it is destroyed.
+  std::mutex watch_mutex_;
+  std::optional<Watched> watched_;
   std::unique_ptr<StateResponder> responder_;
-  std::optional<int> lost_rank_;  // a rank that stopped reporting
+  std::unique_ptr<StoreWatchdog> watchdog_;
+  std::optional<int> lost_rank_;  // the first rank that stopped reporting
   std::string lost_in_;           // the test where it did
+  // Every rank given up on, with why: their sentinels end them in finish().
+  std::map<int, std::string> given_up_;
   c10::intrusive_ptr<c10d::Store> store_;
   long sequence_ = 0;
 };

@@ -5,9 +5,15 @@
 // on a store connection of its own, answers with the phase it last entered
 // and the stack of its main thread, even while that thread is stuck. A rank
 // that does not answer is stopped, or its host is gone.
+//
+// The same thread is the rank's heartbeat: each poll counts up a key that
+// peers read (beat()), and how long its current store call has waited tells
+// this rank that the store stopped answering (silence()).
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -18,9 +24,14 @@ namespace ranktest::internal {
 
 class StateResponder {
  public:
+  // Called on the responder's thread after each poll, with its store
+  // connection (for watching peers without a connection of its own).
+  using PollHook = std::function<void(c10d::Store&)>;
+
   // Starts answering for `rank` on `store`. Construct it on the main thread:
   // that is the thread whose stack it gives.
-  StateResponder(c10::intrusive_ptr<c10d::Store> store, int rank);
+  StateResponder(c10::intrusive_ptr<c10d::Store> store, int rank,
+                 PollHook hook = {});
   ~StateResponder();  // stop()s
   StateResponder(const StateResponder&) = delete;
   StateResponder& operator=(const StateResponder&) = delete;
@@ -30,6 +41,17 @@ class StateResponder {
 
   // Stops answering (within one poll, 200 ms); before the process ends.
   void stop();
+
+  // How long the store call in progress has waited for the store's answer;
+  // zero between calls, and once the store closed the connection.
+  std::chrono::milliseconds silence() const;
+
+  // The phase given last to setPhase().
+  std::string phase() const;
+
+  // `rank`'s heartbeat count (through `store`, any connection): it grows
+  // every poll while that rank's process runs and reaches the store.
+  static std::int64_t beat(c10d::Store& store, int rank);
 
   // Asks `rank` (through `store`, any connection) and waits up to `wait` for
   // its answer; nullopt when none came.
@@ -42,10 +64,13 @@ class StateResponder {
 
   c10::intrusive_ptr<c10d::Store> store_;
   int rank_;
+  PollHook hook_;
   pthread_t main_thread_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::string phase_ = "starting";
   std::atomic<bool> stop_{false};
+  // steady_clock nanoseconds at which the call in progress began; 0: none.
+  std::atomic<std::int64_t> call_since_{0};
   std::thread thread_;
 };
 

@@ -1,0 +1,113 @@
+#include "ranktest/internal/rank_sentinel.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <thread>
+#include <vector>
+
+#include "ranktest/internal/process_facts.h"
+#include "torch_compat/tcp_store.h"
+
+namespace ranktest::internal {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto kPoll = 300ms;  // how often a sentinel looks
+// How long a rank may stay stopped (SIGSTOP) before its sentinel ends it.
+constexpr std::chrono::seconds kStoppedLimit{15};
+
+std::string endKey(int rank) {
+  return "ranktest/end_rank/" + std::to_string(rank);
+}
+
+std::string endedKey(int rank) {
+  return "ranktest/end_rank/" + std::to_string(rank) + "/done";
+}
+
+void say(const std::string& text) {
+  const ssize_t ignored = ::write(STDERR_FILENO, text.data(), text.size());
+  (void)ignored;
+}
+
+// Kills the rank, saying why, and ends the sentinel.
+[[noreturn]] void endRank(pid_t rank_pid, const std::string& who,
+                          const std::string& why) {
+  say("[ranktest] " + who + ": " + why +
+      "; its sentinel kills it, so that its launcher ends\n");
+  ::kill(rank_pid, SIGKILL);
+  ::_exit(0);
+}
+
+// The sentinel's whole life; never returns. A thread watches the store for
+// the job's word (a store call may wait forever where the store's host is
+// cut off or stopped); the main thread watches whether the rank is stopped.
+[[noreturn]] void watchOver(pid_t rank_pid, const std::string& host,
+                            c10d::TCPStoreOptions options, int rank,
+                            const std::string& who) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != rank_pid) ::_exit(0);  // the rank is gone already
+  std::thread([=]() mutable {
+    try {
+      options.isServer = false;
+      const auto store = c10::make_intrusive<c10d::TCPStore>(host, options);
+      for (;;) {
+        std::this_thread::sleep_for(kPoll);
+        if (!store->check({endKey(rank)})) continue;
+        const std::vector<uint8_t> reason = store->get(endKey(rank));
+        const bool stopped = processState(rank_pid) == 'T';
+        // Acknowledged first: the rank's death ends this process too.
+        store->set(endedKey(rank), std::vector<uint8_t>{'1'});
+        endRank(rank_pid, who,
+                "the job gave up on this rank (" +
+                    std::string(reason.begin(), reason.end()) + ")" +
+                    (stopped ? " and its process is stopped" : ""));
+      }
+    } catch (const std::exception&) {
+      // The store is gone: the job is over, or its store's process; a
+      // stopped rank is still ended below.
+    }
+  }).detach();
+  // A rank stopped this long is given up on by the others (kPeerSilence)
+  // even where they cannot say so: its process served the store.
+  auto running = std::chrono::steady_clock::now();
+  for (;;) {
+    std::this_thread::sleep_for(kPoll);
+    if (processState(rank_pid) != 'T') {
+      running = std::chrono::steady_clock::now();
+    } else if (std::chrono::steady_clock::now() - running >= kStoppedLimit) {
+      endRank(rank_pid, who,
+              "its process has been stopped for " +
+                  std::to_string(kStoppedLimit.count()) +
+                  " s, and the other ranks give up on a rank after 10 s");
+    }
+  }
+}
+
+}  // namespace
+
+bool startRankSentinel(const std::string& host,
+                       const c10d::TCPStoreOptions& options, int rank,
+                       const std::string& who) {
+  if (threadCount() != 1) return false;
+  const pid_t rank_pid = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) return false;
+  if (pid == 0) watchOver(rank_pid, host, options, rank, who);
+  return true;
+}
+
+bool endGivenUpRank(c10d::Store& store, int rank, const std::string& reason,
+                    std::chrono::milliseconds wait) {
+  try {
+    store.set(endKey(rank), std::vector<uint8_t>(reason.begin(), reason.end()));
+    store.wait({endedKey(rank)}, wait);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace ranktest::internal

@@ -1,0 +1,62 @@
+#include "ranktest/internal/store_watchdog.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace ranktest::internal {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto kCheck = 100ms;
+
+std::string seconds(std::chrono::milliseconds ms) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f s", ms.count() / 1000.0);
+  return text;
+}
+
+}  // namespace
+
+StoreWatchdog::StoreWatchdog(const StateResponder& responder, std::string who,
+                             std::string store_address,
+                             std::chrono::milliseconds grace)
+    : responder_(responder),
+      who_(std::move(who)),
+      store_address_(std::move(store_address)),
+      grace_(grace),
+      thread_([this] { watch(); }) {}
+
+StoreWatchdog::~StoreWatchdog() { stop(); }
+
+void StoreWatchdog::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void StoreWatchdog::watch() {
+  while (!stop_) {
+    const std::chrono::milliseconds silent = responder_.silence();
+    if (silent >= grace_) giveUp(silent);
+    std::this_thread::sleep_for(kCheck);
+  }
+}
+
+void StoreWatchdog::giveUp(std::chrono::milliseconds silent) {
+  const std::string phase = responder_.phase();
+  const std::string text =
+      "[ranktest] " + who_ + " lost the job's store at " + store_address_ +
+      ": it has not answered for " + seconds(silent) +
+      " (this host is cut off from it, or its process is stopped). This rank "
+      "was " +
+      phase + "; it gives up: its body is stopped and it exits with code 1\n";
+  // The main thread may hold any lock (it waits in the store): write and
+  // end without running anything of the process's teardown. The body, if
+  // any, dies with this process (PR_SET_PDEATHSIG).
+  const ssize_t ignored = ::write(STDERR_FILENO, text.data(), text.size());
+  (void)ignored;
+  ::_exit(1);
+}
+
+}  // namespace ranktest::internal
