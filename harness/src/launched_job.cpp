@@ -15,6 +15,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <vector>
 
+#include "ranktest/internal/duration_text.h"
 #include "ranktest/internal/interrupt.h"
 #include "ranktest/internal/rank_process.h"
 #include "ranktest/internal/rank_sentinel.h"
@@ -180,8 +181,8 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
   job->responder_ = std::make_unique<StateResponder>(
       c10::make_intrusive<c10d::TCPStore>(host, second), launched->rank,
       [watcher](c10d::Store& store) { watcher->watchWaits(store); });
-  job->watchdog_ = std::make_unique<StoreWatchdog>(*job->responder_, who,
-                                                   address, kPeerSilence);
+  job->watchdog_ = std::make_unique<StoreWatchdog>(
+      *job->responder_, who, address, settings().peer_silence);
   job->store_->set("ranktest/where/" + std::to_string(launched->rank),
                    toBytes(job->where_));
   job->placeOnNodes();
@@ -304,7 +305,7 @@ void LaunchedJob::watchWaits(c10d::Store& store) {
       watched_->beat = beat;
       watched_->moved = now;
     }
-  } else if (now - w->moved >= kPeerSilence) {
+  } else if (now - w->moved >= settings().peer_silence) {
     mark = kMarkSilent;
   }
   if (now >= w->until) mark = kMarkLate;
@@ -340,8 +341,8 @@ RankReport LaunchedJob::giveUpOn(int rank, Await how,
     missing.tail.push_back(
         who + " went silent while rank " + std::to_string(launched_.rank) +
         " waited for " + waited_for + ": its heartbeat has not moved for " +
-        std::to_string(kPeerSilence.count()) +
-        " s, so its process is stopped or its host is cut off; its last "
+        secondsText(settings().peer_silence) +
+        ", so its process is stopped or its host is cut off; its last "
         "phase: " +
         last + later);
   } else {

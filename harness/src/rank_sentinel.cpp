@@ -7,7 +7,9 @@
 #include <thread>
 #include <vector>
 
+#include "ranktest/internal/duration_text.h"
 #include "ranktest/internal/process_facts.h"
+#include "ranktest/settings.h"
 #include "torch_compat/tcp_store.h"
 
 namespace ranktest::internal {
@@ -16,8 +18,9 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr auto kPoll = 300ms;  // how often a sentinel looks
-// How long a rank may stay stopped (SIGSTOP) before its sentinel ends it.
-constexpr std::chrono::seconds kStoppedLimit{15};
+// How long past the peer silence a rank may stay stopped (SIGSTOP) before
+// its sentinel ends it.
+constexpr std::chrono::seconds kStoppedBeyondSilence{5};
 
 std::string endKey(int rank) {
   return "ranktest/end_rank/" + std::to_string(rank);
@@ -70,18 +73,20 @@ void say(const std::string& text) {
       // stopped rank is still ended below.
     }
   }).detach();
-  // A rank stopped this long is given up on by the others (kPeerSilence)
-  // even where they cannot say so: its process served the store.
+  // A rank stopped this long is given up on by the others (after the peer
+  // silence) even where they cannot say so: its process served the store.
+  const std::chrono::milliseconds silence = settings().peer_silence;
+  const std::chrono::milliseconds limit = silence + kStoppedBeyondSilence;
   auto running = std::chrono::steady_clock::now();
   for (;;) {
     std::this_thread::sleep_for(kPoll);
     if (processState(rank_pid) != 'T') {
       running = std::chrono::steady_clock::now();
-    } else if (std::chrono::steady_clock::now() - running >= kStoppedLimit) {
+    } else if (std::chrono::steady_clock::now() - running >= limit) {
       endRank(rank_pid, who,
-              "its process has been stopped for " +
-                  std::to_string(kStoppedLimit.count()) +
-                  " s, and the other ranks give up on a rank after 10 s");
+              "its process has been stopped for " + secondsText(limit) +
+                  ", and the other ranks give up on a rank after " +
+                  secondsText(silence));
     }
   }
 }

@@ -115,6 +115,10 @@ Settings parse() {
   }
   s.all_ranks_report =
       integer(s, "RANKTEST_ALL_RANKS_REPORT", 0).value_or(0) != 0;
+  if (auto silence = positive(s, "RANKTEST_PEER_SILENCE")) {
+    s.peer_silence =
+        std::chrono::milliseconds(static_cast<long>(*silence * 1000));
+  }
   s.listing_tests = listingTests();
   return s;
 }

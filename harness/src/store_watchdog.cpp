@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include <cstdio>
+#include "ranktest/internal/duration_text.h"
 
 namespace ranktest::internal {
 namespace {
@@ -10,12 +10,6 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr auto kCheck = 100ms;
-
-std::string seconds(std::chrono::milliseconds ms) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f s", ms.count() / 1000.0);
-  return text;
-}
 
 }  // namespace
 
@@ -47,7 +41,7 @@ void StoreWatchdog::giveUp(std::chrono::milliseconds silent) {
   const std::string phase = responder_.phase();
   const std::string text =
       "[ranktest] " + who_ + " lost the job's store at " + store_address_ +
-      ": it has not answered for " + seconds(silent) +
+      ": it has not answered for " + secondsText(silent) +
       " (this host is cut off from it, or its process is stopped). This rank "
       "was " +
       phase + "; it gives up: its body is stopped and it exits with code 1\n";

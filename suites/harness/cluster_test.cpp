@@ -52,7 +52,7 @@ class HarnessCluster : public ::testing::TestWithParam<std::string> {
 
   // Runs `filter` of the inner binary on 2 hosts x 1 rank: as a feature,
   // or as a program after "--" with its arguments as given; `fault`: the
-  // kind of ci/cluster --fault to inject into the second host, 3 s after
+  // kind of ci/cluster --fault to inject into the second host, 2 s after
   // its rank started; `watcher`: see InnerOptions.
   InnerResult run(const std::string& filter, bool as_program = false,
                   const std::string& fault = "",
@@ -65,7 +65,7 @@ class HarnessCluster : public ::testing::TestWithParam<std::string> {
     if (!fault.empty()) {
       options.launcher.insert(
           options.launcher.end(),
-          {"--fault", fault, "--fault-host", "1", "--fault-after", "3"});
+          {"--fault", fault, "--fault-host", "1", "--fault-after", "2"});
     }
     options.watcher = std::move(watcher);
     if (as_program) options.launcher.push_back("--");
@@ -73,7 +73,10 @@ class HarnessCluster : public ::testing::TestWithParam<std::string> {
     options.args = {"--gtest_color=no"};
     // The torchrun of this build's PyTorch, whichever build ci/cluster's
     // default folder holds.
-    options.env = {{"OUT", out_}, {"RANKTEST_TORCHRUN", RANKTEST_TORCHRUN}};
+    // A peer silent for 4 s is given up on (10 s by default): shorter tests.
+    options.env = {{"OUT", out_},
+                   {"RANKTEST_TORCHRUN", RANKTEST_TORCHRUN},
+                   {"RANKTEST_PEER_SILENCE", "4"}};
     spawnUnderSanitizer(options);
     options.limit = 150s * kSanitizerSlowdown;
     InnerResult result = runInner(options);
@@ -153,17 +156,18 @@ TEST_P(HarnessCluster, ProgramThatFailsOnTheSecondHostFailsTheRun) {
                               ContainsRegex(kSecondHost)));
 }
 
-// Faults on the second host while InnerFault.ExchangesForSixSeconds runs
-// (deadline 8 s): every run ends within the deadline plus the grace (the
-// stack grace, 2 s, and 10 s of silence) and the launchers' start and end,
-// with a report that names the host and the rank, and leaves nothing.
-constexpr char kFaultTest[] = "InnerFault.ExchangesForSixSeconds/gloo_ws2";
-constexpr auto kFaultBound = 60s;
+// Faults on the second host while InnerFault.ExchangesForFourSeconds runs
+// (deadline 6 s): every run ends within the deadline plus the grace (the
+// stack grace, 2 s, and the peer silence, 4 s here) and the launchers'
+// start and end, with a report that names the host and the rank, and
+// leaves nothing.
+constexpr char kFaultTest[] = "InnerFault.ExchangesForFourSeconds/gloo_ws2";
+constexpr auto kFaultBound = 45s;
 
 std::string silentSecondRank() {
   return std::string("rank 1 \\(") + kSecondHost +
          "\\) went silent while rank 0 waited for its report: its heartbeat "
-         "has not moved for 10 s, so its process is stopped or its host is "
+         "has not moved for 4 s, so its process is stopped or its host is "
          "cut off";
 }
 
@@ -196,7 +200,7 @@ TEST_P(HarnessCluster, StoppedRankIsNamedAndEndedByItsSentinel) {
                     ContainsRegex(std::string("rank 1 of 2 \\(") + kSecondHost +
                                   "\\): the job gave up on this rank "
                                   "\\(rank 0 waited in vain for its report "
-                                  "in InnerFault.ExchangesForSixSeconds/"
+                                  "in InnerFault.ExchangesForFourSeconds/"
                                   "gloo_ws2\\) and its process is stopped; "
                                   "its sentinel kills it")));
   EXPECT_LT(r.elapsed, kFaultBound * kSanitizerSlowdown) << r.output;

@@ -70,6 +70,8 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
     if (start_method != nullptr) {
       options.env["RANKTEST_START_METHOD"] = start_method;
     }
+    // A peer silent for 4 s is given up on (10 s by default): shorter tests.
+    options.env["RANKTEST_PEER_SILENCE"] = "4";
     options.limit = 120s * kSanitizerSlowdown;
     InnerResult result = runInner(options);
     // Nothing survives: no rank, no launcher agent, no file but the XML and
@@ -149,7 +151,8 @@ TEST_P(HarnessLaunched, PlainTestRunsOnceInRankZero) {
 }
 
 // Rank 1 stops its own launched process: its heartbeat stops, rank 0 names
-// it with its last phase once it has been silent for kPeerSilence (10 s),
+// it with its last phase once it has been silent for the peer silence (4 s
+// here),
 // and its sentinel kills it at the end, so that its launcher ends (torchrun
 // would otherwise wait for a stopped worker).
 TEST_P(HarnessLaunched, RankThatStopsReportingIsNamedWithItsLastPhase) {
@@ -159,7 +162,7 @@ TEST_P(HarnessLaunched, RankThatStopsReportingIsNamedWithItsLastPhase) {
       r.output,
       AllOf(ContainsRegex("rank 1 \\(host [^ ]+ \\([0-9.]+\\), pid [0-9]+\\) "
                           "went silent while rank 0 waited for its report: its "
-                          "heartbeat has not moved for 10 s, so its process is "
+                          "heartbeat has not moved for 4 s, so its process is "
                           "stopped or its host is cut off; its last phase: "
                           "supervising its body in pid [0-9]+"),
             HasSubstr("rank 1 stopped reporting in "
@@ -171,12 +174,12 @@ TEST_P(HarnessLaunched, RankThatStopsReportingIsNamedWithItsLastPhase) {
                           "InnerLaunched.A_Rank1StopsItsSupervisor/gloo_ws2\\) "
                           "and its process is stopped; its sentinel kills "
                           "it")));
-  EXPECT_LT(r.elapsed, 40s * kSanitizerSlowdown) << r.output;
+  EXPECT_LT(r.elapsed, 30s * kSanitizerSlowdown) << r.output;
 }
 
 // Rank 0 stops. Where its process serves the job's store (mpirun; Debian
 // 1.13's torchrun), rank 1 finds the store silent and gives up on it, and
-// mpirun, or rank 0's sentinel once it has been stopped for 15 s, ends
+// mpirun, or rank 0's sentinel once it has been stopped for 9 s, ends
 // rank 0; where the store is torchrun's agent's (2.x), rank 1 finds rank 0
 // silent, gives up on it, and rank 0's sentinel ends it at rank 1's word.
 // Either way the job ends within about 20 s.
@@ -198,7 +201,7 @@ TEST_P(HarnessLaunched, StoppedRankZeroEndsTheJob) {
                     "InnerLaunchedRankZero.StopsItsSupervisor/gloo_ws2\\) and "
                     "its process is stopped"));
   EXPECT_THAT(r.output, AnyOf(lost_store, silent_rank));
-  EXPECT_LT(r.elapsed, 40s * kSanitizerSlowdown) << r.output;
+  EXPECT_LT(r.elapsed, 30s * kSanitizerSlowdown) << r.output;
 }
 
 // A spawned body registers the tests again and must find its own at the

@@ -16,6 +16,8 @@
 //   RANKTEST_OUTPUT_LINES  lines of output kept per rank for reports (60)
 //   RANKTEST_ALL_RANKS_REPORT 1: under a launcher, every rank prints its
 //                          report and writes XML, not only rank 0
+//   RANKTEST_PEER_SILENCE  under a launcher, seconds of a silent heartbeat
+//                          or store after which a rank gives up (10)
 //
 // WORLD_SIZE and BACKEND choose the matrix cell that runs; they never rename
 // tests (see internal/instance_plan.h).
@@ -41,6 +43,9 @@ struct Settings {
   std::optional<int> debug_rank;
   std::size_t output_lines = 60;
   bool all_ranks_report = false;
+  // Under a launcher: a peer whose heartbeat, or a store that, has not
+  // answered for this long is given up on.
+  std::chrono::milliseconds peer_silence{10000};
   // The process only lists tests (--gtest_list_tests), read from the command
   // line itself: tests register before main() runs.
   bool listing_tests = false;

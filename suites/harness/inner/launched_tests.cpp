@@ -65,11 +65,11 @@ class InnerFault : public ranktest::DistributedTest {
   static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
 };
 
-// Barriers for 6 s, then passes: what matters is the fault that ci/cluster
+// Barriers for 4 s, then passes: what matters is the fault that ci/cluster
 // --fault injects into one host meanwhile (HarnessCluster).
-RANKTEST_F(InnerFault, ExchangesForSixSeconds,
-           ranktest::timeout(8s * harness_suite::kSanitizerSlowdown)) {
-  const auto until = std::chrono::steady_clock::now() + 6s;
+RANKTEST_F(InnerFault, ExchangesForFourSeconds,
+           ranktest::timeout(6s * harness_suite::kSanitizerSlowdown)) {
+  const auto until = std::chrono::steady_clock::now() + 4s;
   while (std::chrono::steady_clock::now() < until) {
     pg()->barrier()->wait();
     std::this_thread::sleep_for(100ms);

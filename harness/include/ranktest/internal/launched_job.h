@@ -58,14 +58,16 @@ class LaunchedJob {
   // on skipping (`local_skip`, this host's conditions), runs the body in a
   // child supervised with `options`, and returns every rank's report. A rank
   // whose report does not come by the deadline (plus kReportGrace), or whose
-  // heartbeat stops for kPeerSilence while it is waited for, is named with
+  // heartbeat stops for the peer silence (RANKTEST_PEER_SILENCE, 10 s) while
+  // it is waited for, is named with
   // the last phase it published; the job then gives up on it, and every
   // later test fails at once naming it.
   SuperviseResult run(const TestInstance& t, SuperviseOptions options,
                       const std::optional<Skip>& local_skip);
 
   // After the last test, with this rank's exit code: rank 0 serves the store
-  // until every rank is done (a rank silent for kPeerSilence is given up on).
+  // until every rank is done (a rank silent for the peer silence is given up
+  // on).
   // The sentinels of the ranks given up on then end them. Returns the job's
   // exit code, the same in every rank: the first non-zero of rank 0's (which
   // alone runs the plain tests) and this rank's.
@@ -74,10 +76,6 @@ class LaunchedJob {
   // How long past a test's deadline (and the stack grace) a rank's report
   // may come.
   static constexpr std::chrono::seconds kReportGrace{10};
-  // A peer whose heartbeat has not moved for this long, while this rank
-  // waits for it, is gone (stopped, or cut off); a rank whose own store has
-  // not answered for this long gives up (StoreWatchdog).
-  static constexpr std::chrono::seconds kPeerSilence{10};
 
  private:
   // How a wait for a peer ended: what was waited for came; the time was

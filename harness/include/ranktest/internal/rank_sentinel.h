@@ -2,7 +2,8 @@
 
 // A launched rank's sentinel: a small process forked from the rank before it
 // starts any thread, with a store connection of its own, that ends the rank
-// once the job gave up on it, or once it has been stopped (SIGSTOP) for 15 s.
+// once the job gave up on it, or once it has been stopped (SIGSTOP) for the
+// peer silence (RANKTEST_PEER_SILENCE) plus 5 s.
 // A rank whose process is stopped cannot end itself, and a launcher with one
 // agent per host (torchrun) would wait for it forever; the sentinel SIGKILLs
 // it and says why. It dies with the rank (PR_SET_PDEATHSIG).
