@@ -364,6 +364,8 @@ RankReport LaunchedJob::giveUpOn(int rank, Await how,
     lost_in_ = test;
     store_->set(kJobLostKey, toBytes(std::to_string(rank) + "\n" + test));
   }
+  // Only rank 0 prints test reports: the others say it on their own host.
+  if (launched_.rank != 0) std::cerr << missing.tail.front() << std::endl;
   return missing;
 }
 
@@ -420,10 +422,8 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
     if (how == Await::kJobGaveUp && adoptLostRank()) return withoutLostRank();
     if (how == Await::kInterrupted) return interruptedBeforeTheBody();
     if (how != Await::kArrived) {
-      RankReport lost =
-          giveUpOn(0, how, "the start of its next test", t.fullName());
-      std::cerr << lost.tail.front() << std::endl;
-      return withoutLostRank(std::move(lost));
+      return withoutLostRank(
+          giveUpOn(0, how, "the start of its next test", t.fullName()));
     }
   }
   const std::string first = get(of("name", 0));
@@ -451,10 +451,8 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
     }
     if (skip.how == Await::kInterrupted) return interruptedBeforeTheBody();
     if (skip.how != Await::kArrived) {
-      RankReport lost =
-          giveUpOn(rank, skip.how, "its decision on skipping", t.fullName());
-      if (me != 0) std::cerr << lost.tail.front() << std::endl;
-      return withoutLostRank(std::move(lost));
+      return withoutLostRank(
+          giveUpOn(rank, skip.how, "its decision on skipping", t.fullName()));
     }
     skips.push_back(decodeSkip(skip.value));
   }
@@ -539,7 +537,6 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
       all.ranks.push_back(missing);
     } else {
       all.ranks.push_back(giveUpOn(rank, sent.how, "its report", t.fullName()));
-      if (me != 0) std::cerr << all.ranks.back().tail.front() << std::endl;
     }
     if (all.ranks.back().end == RankReport::End::kTimedOut) {
       all.timed_out = true;
@@ -583,10 +580,7 @@ int LaunchedJob::finish(int exit_code) {
         if (job_code == 0) job_code = rank0;
       } else {
         if (lost_rank_ != 0 && how != Await::kInterrupted) {
-          std::cerr << giveUpOn(0, how, "the job's exit code",
-                                "the end of the run")
-                           .tail.front()
-                    << std::endl;
+          giveUpOn(0, how, "the job's exit code", "the end of the run");
         }
         if (job_code == 0) job_code = 1;
       }
@@ -607,6 +601,7 @@ int LaunchedJob::finish(int exit_code) {
       const Await how = awaitFrom(done(rank), rank, until).how;
       if (how == Await::kInterrupted) break;
       if (how != Await::kArrived) {
+        // After the last test: no test's report carries it.
         std::cerr << giveUpOn(rank, how, "word that it finished",
                               "the end of the run")
                          .tail.front()

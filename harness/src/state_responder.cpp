@@ -127,30 +127,36 @@ std::int64_t StateResponder::beat(c10d::Store& store, int rank) {
 }
 
 void StateResponder::serve() {
+  // Marks the store calls in its scope for silence(): a store that neither
+  // answers nor closes (a cut-off host, a stopped server) leaves one waiting.
+  struct InStoreCalls {
+    explicit InStoreCalls(std::atomic<std::int64_t>& since) : since_(since) {
+      since_ = steadyNow();
+    }
+    ~InStoreCalls() { since_ = 0; }
+    std::atomic<std::int64_t>& since_;
+  };
   std::int64_t answered = 0;
   while (!stop_) {
     try {
-      // A store that neither answers nor closes (a cut-off host, a stopped
-      // server) leaves this call waiting: silence() tells.
-      call_since_ = steadyNow();
-      store_->add(beatKey(rank_), 1);
-      const std::int64_t asked = store_->add(askKey(rank_), 0);
-      call_since_ = 0;
+      std::int64_t asked = 0;
+      {
+        const InStoreCalls calls(call_since_);
+        store_->add(beatKey(rank_), 1);
+        asked = store_->add(askKey(rank_), 0);
+      }
       if (asked > answered) {
-        const std::string text = answer();
-        call_since_ = steadyNow();
+        const std::string text = answer();  // not a store call: 1 s at most
+        const InStoreCalls calls(call_since_);
         store_->set(answerKey(rank_, asked),
                     std::vector<uint8_t>(text.begin(), text.end()));
-        call_since_ = 0;
         answered = asked;
       }
       if (hook_) {
-        call_since_ = steadyNow();
+        const InStoreCalls calls(call_since_);
         hook_(*store_);
-        call_since_ = 0;
       }
     } catch (const std::exception&) {
-      call_since_ = 0;
       return;  // the store is gone: the job is over
     }
     std::this_thread::sleep_for(kPoll);

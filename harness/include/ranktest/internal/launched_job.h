@@ -113,7 +113,8 @@ class LaunchedJob {
   bool adoptLostRank();
   // Gives up on `rank`, which did not set what this rank waited for in
   // `test` (`how`), and returns its report: its host, its last phase and,
-  // when it is late but alive, its answer to "where are you?".
+  // when it is late but alive, its answer to "where are you?". A rank other
+  // than 0, whose reports nobody prints, prints that line itself.
   RankReport giveUpOn(int rank, Await how, const std::string& waited_for,
                       const std::string& test);
   // Reports of a test that cannot run because rank lost_rank_ is gone;
