@@ -25,7 +25,7 @@ using ::testing::IsEmpty;
 using namespace std::chrono_literals;
 
 // The inner tests' deadline; a hang is reported this long after the start.
-constexpr int kDeadlineSeconds = 4;
+constexpr int kDeadlineSeconds = 2 * harness_suite::kSanitizerSlowdown;
 
 InnerResult runHookErrors(const std::string& test) {
   InnerOptions options;

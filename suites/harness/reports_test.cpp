@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "hang_deadline.h"
 #include "inner_run.h"
 
 namespace harness_suite {
@@ -131,20 +132,19 @@ TEST_P(HarnessReports, RankLeavingMidCollectiveIsNamedInAHint) {
 
 TEST_P(HarnessReports, HangIsStoppedAtTheDeadlineWithTheRanksStack) {
   const InnerResult r = run("HangsInRank1");
+  const auto deadline = hangDeadline(std::get<0>(GetParam()));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(
-      r.output,
-      AllOf(HasSubstr("timed out after"),
-            HasSubstr("(deadline " + std::to_string(6 * kSanitizerSlowdown) +
-                      " s); still running: rank 1"),
-            HasSubstr("sleepForeverInRank"),
-            ContainsRegex("sleepForeverInRank\\(int\\) at "
-                          "[^ ]*misbehaving_tests\\.cpp:[0-9]+"),
-            HasSubstr("[rank 1] rank 1 is about to hang")));
-  // The inner deadline is 6 s * kSanitizerSlowdown; the stack request and
-  // the report add little.
-  EXPECT_GE(r.elapsed, 6s * kSanitizerSlowdown);
-  EXPECT_LT(r.elapsed, (6s + 2500ms) * kSanitizerSlowdown)
+  EXPECT_THAT(r.output,
+              AllOf(HasSubstr("timed out after"),
+                    HasSubstr("(deadline " + std::to_string(deadline.count()) +
+                              " s); still running: rank 1"),
+                    HasSubstr("sleepForeverInRank"),
+                    ContainsRegex("sleepForeverInRank\\(int\\) at "
+                                  "[^ ]*misbehaving_tests\\.cpp:[0-9]+"),
+                    HasSubstr("[rank 1] rank 1 is about to hang")));
+  // The stack request and the report add little to the deadline.
+  EXPECT_GE(r.elapsed, deadline);
+  EXPECT_LT(r.elapsed, deadline + 2500ms * kSanitizerSlowdown)
       << "the report came too long after the deadline";
 }
 

@@ -142,7 +142,7 @@ TEST(HarnessRunRanksFailures, ACrashingRankIsNamedWithItsSignal) {
 
 TEST(HarnessRunRanksFailures, TheDeadlineStopsAHangingRankWithItsStack) {
   const RunResult result =
-      ranktest::runRanks({.world_size = 2, .timeout = 3s}, [](const Rank& r) {
+      ranktest::runRanks({.world_size = 2, .timeout = 1s}, [](const Rank& r) {
         if (r.rank == 0) std::this_thread::sleep_for(1h);
       });
   EXPECT_FALSE(result.passed());

@@ -20,10 +20,10 @@ TEST(JoinWithout, UnevenInputsEndAtTheDeadlineNamingTheStuckRanks) {
   const harness_suite::InnerResult r = harness_suite::runInner(options);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output,
-              AllOf(HasSubstr("(deadline 3 s); still running: ranks 0, 1"),
+              AllOf(HasSubstr("(deadline 2 s); still running: ranks 0, 1"),
                     HasSubstr("rank 0 of 2 was still running"),
                     HasSubstr("rank 1 of 2 was still running")));
-  // The deadline (3 s) plus the stack grace (2 s), not the group timeout.
+  // The deadline (2 s) plus the stack grace (2 s), not the group timeout.
   EXPECT_LT(r.elapsed, 15s) << r.output;
   EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
   EXPECT_THAT(r.files_left, IsEmpty()) << r.output;

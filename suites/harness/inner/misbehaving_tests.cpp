@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "hang_deadline.h"
 #include "process_probe.h"
 #include "ranktest/ranktest.h"
 #include "sanitizer_slowdown.h"
@@ -92,10 +93,9 @@ RANKTEST_F(InnerReports, Rank1SkipsACollective) {
   pg()->allreduce(t)->wait();
 }
 
-// 6 s (18 s under ASan), so that a spawned rank reaches its hang on a
-// loaded machine.
+// 2 s for forked ranks, 6 s for spawned ones (hang_deadline.h).
 RANKTEST_F(InnerReports, HangsInRank1,
-           ranktest::timeout(6s * harness_suite::kSanitizerSlowdown)) {
+           ranktest::timeout(harness_suite::hangDeadline())) {
   if (rank() == 1) sleepForeverInRank(rank());
 }
 

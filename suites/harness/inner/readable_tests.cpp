@@ -9,8 +9,8 @@
 #include <chrono>
 #include <thread>
 
+#include "hang_deadline.h"
 #include "ranktest/ranktest.h"
-#include "sanitizer_slowdown.h"
 
 using namespace std::chrono_literals;
 
@@ -37,6 +37,6 @@ RANKTEST_F(InnerReadable, EveryRankFailsNamingItself) {
 }
 
 RANKTEST_F(InnerReadable, EveryRankHangsAlike,
-           ranktest::timeout(3s * harness_suite::kSanitizerSlowdown)) {
+           ranktest::timeout(harness_suite::hangDeadline())) {
   waitForever();
 }

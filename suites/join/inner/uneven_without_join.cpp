@@ -22,7 +22,7 @@ namespace {
 class InnerJoin : public ranktest::DistributedTest {
  public:
   static ranktest::TestOptions testOptions() {
-    return {.world_sizes = {2}, .timeout = std::chrono::seconds(3)};
+    return {.world_sizes = {2}, .timeout = std::chrono::seconds(2)};
   }
 };
 
