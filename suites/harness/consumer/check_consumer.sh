@@ -2,10 +2,10 @@
 # Installs this build into a temporary prefix and, from that prefix only:
 # builds the consumer project (find_package(ranktest ... COMPONENTS distalgo
 # parity), ranktest_add_suite), runs its tests with ctest (through the
-# package's warm client), checks that its
-# own hook ran through the hook parity kit at world sizes 2 and 3 in a suite
-# of at most 40 lines, that a rank's stack
-# names the consumer's own functions (exported, and with file:line in a hung
+# package's warm client, or the binary itself under RANKTEST_WARM=0), checks
+# that its own hook ran through the hook parity kit at world sizes 2 and 3
+# in a suite of at most 40 lines, that a rank's stack names the consumer's
+# own functions (exported, and with file:line in a hung
 # rank's stack), and that asking for an unknown component fails with a
 # message naming it.
 set -euo pipefail
@@ -21,14 +21,16 @@ ctest --test-dir "$work/build" --no-tests=error --output-on-failure \
   | tee "$work/ctest.log"
 
 # ctest ran the tests through the package's own warm client (a warm process
-# of the suite binary forks each test), not the binary itself.
+# of the suite binary forks each test), not the binary itself; or, with
+# RANKTEST_WARM=0 in the environment (its off switch), the binary itself.
 # (Read whole first: grep -q would end the pipe early, and ctest's SIGPIPE
 # would fail it under pipefail.)
 ctest --test-dir "$work/build" -N -V >"$work/commands.log"
-if ! grep -q "Test command: $work/prefix/bin/ranktest_warm_client " \
-  "$work/commands.log"; then
-  echo "check_consumer: ctest does not run the consumer's tests through" \
-    "$work/prefix/bin/ranktest_warm_client" >&2
+expected="$work/prefix/bin/ranktest_warm_client "
+[[ ${RANKTEST_WARM:-1} != 0 ]] || expected="$work/build/suite_"
+if ! grep -q "Test command: $expected" "$work/commands.log"; then
+  echo "check_consumer: ctest does not run the consumer's tests as" \
+    "'$expected...' (RANKTEST_WARM=${RANKTEST_WARM-unset})" >&2
   exit 1
 fi
 
