@@ -12,6 +12,8 @@ CELLS = {
     "join": ("join: suite_join's gloo tests", "direct", (1.2, "1.2x")),
     "whole": ("whole: every test of the build but the nccl instances",
               "ctest_before", (1 / 3, "1/3")),
+    "suites": ("suites: the same but the harness's own tests (launchers, a "
+               "package build, deadlines)", "ctest_before", None),
     "consumer": ("consumer: a project built against the installed package",
                  "ctest_before", None),
 }
