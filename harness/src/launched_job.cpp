@@ -121,6 +121,15 @@ constexpr char kMarkSilent[] = "\x01ranktest: silent";
 constexpr char kMarkJobGaveUp[] = "\x01ranktest: the job gave up on a rank";
 constexpr char kMarkInterrupted[] = "\x01ranktest: interrupted";
 
+// Where rank `rank` runs ("host h (address), pid p"), and the phase it
+// entered last: read by the ranks that give up on it.
+std::string whereKey(int rank) {
+  return "ranktest/where/" + std::to_string(rank);
+}
+std::string phaseKey(int rank) {
+  return "ranktest/phase/" + std::to_string(rank);
+}
+
 std::string toText(const std::vector<uint8_t>& bytes) {
   return std::string(bytes.begin(), bytes.end());
 }
@@ -183,8 +192,7 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
       [watcher](c10d::Store& store) { watcher->watchWaits(store); });
   job->watchdog_ = std::make_unique<StoreWatchdog>(
       *job->responder_, who, address, settings().peer_silence);
-  job->store_->set("ranktest/where/" + std::to_string(launched->rank),
-                   toBytes(job->where_));
+  job->store_->set(whereKey(launched->rank), toBytes(job->where_));
   job->placeOnNodes();
   return job;
 }
@@ -252,6 +260,14 @@ SuperviseResult LaunchedJob::withoutLostRank(
   }
   all.timed_out = true;
   return all;
+}
+
+SuperviseResult LaunchedJob::notStarted(Await how, int rank,
+                                        const std::string& waited_for,
+                                        const std::string& test) {
+  if (how == Await::kJobGaveUp && adoptLostRank()) return withoutLostRank();
+  if (how == Await::kInterrupted) return interruptedBeforeTheBody();
+  return withoutLostRank(giveUpOn(rank, how, waited_for, test));
 }
 
 SuperviseResult LaunchedJob::interruptedBeforeTheBody() const {
@@ -328,10 +344,10 @@ RankReport LaunchedJob::giveUpOn(int rank, Await how,
   RankReport missing;
   missing.rank = rank;
   missing.end = RankReport::End::kTimedOut;
-  const std::string phase_key = "ranktest/phase/" + std::to_string(rank);
+  const std::string phase_key = phaseKey(rank);
   const std::string last =
       store_->check({phase_key}) ? get(phase_key) : "none published";
-  const std::string where_key = "ranktest/where/" + std::to_string(rank);
+  const std::string where_key = whereKey(rank);
   const std::string where =
       store_->check({where_key}) ? get(where_key) : "where unknown";
   const std::string who =
@@ -406,7 +422,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
                         .count();
     const std::string text =
         what + " (" + std::to_string(ms) + " ms into " + t.fullName() + ")";
-    store_->set("ranktest/phase/" + std::to_string(me), toBytes(text));
+    store_->set(phaseKey(me), toBytes(text));
     responder_->setPhase(text);
   };
 
@@ -419,11 +435,8 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
         awaitFrom(of("name", 0), 0, Clock::now() + std::chrono::hours(24),
                   /*at_test_start=*/true)
             .how;
-    if (how == Await::kJobGaveUp && adoptLostRank()) return withoutLostRank();
-    if (how == Await::kInterrupted) return interruptedBeforeTheBody();
     if (how != Await::kArrived) {
-      return withoutLostRank(
-          giveUpOn(0, how, "the start of its next test", t.fullName()));
+      return notStarted(how, 0, "the start of its next test", t.fullName());
     }
   }
   const std::string first = get(of("name", 0));
@@ -446,13 +459,9 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   for (int rank = 0; rank < world; ++rank) {
     const Awaited skip = awaitFrom(of("skip", rank), rank, agreement_due,
                                    /*at_test_start=*/true);
-    if (skip.how == Await::kJobGaveUp && adoptLostRank()) {
-      return withoutLostRank();
-    }
-    if (skip.how == Await::kInterrupted) return interruptedBeforeTheBody();
     if (skip.how != Await::kArrived) {
-      return withoutLostRank(
-          giveUpOn(rank, skip.how, "its decision on skipping", t.fullName()));
+      return notStarted(skip.how, rank, "its decision on skipping",
+                        t.fullName());
     }
     skips.push_back(decodeSkip(skip.value));
   }

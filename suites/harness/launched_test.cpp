@@ -152,9 +152,8 @@ TEST_P(HarnessLaunched, PlainTestRunsOnceInRankZero) {
 
 // Rank 1 stops its own launched process: its heartbeat stops, rank 0 names
 // it with its last phase once it has been silent for the peer silence (4 s
-// here),
-// and its sentinel kills it at the end, so that its launcher ends (torchrun
-// would otherwise wait for a stopped worker).
+// here), and its sentinel kills it at the end, so that its launcher ends
+// (torchrun would otherwise wait for a stopped worker).
 TEST_P(HarnessLaunched, RankThatStopsReportingIsNamedWithItsLastPhase) {
   const InnerResult r = run("InnerLaunched.*");
   EXPECT_NE(r.exit_code, 0) << r.output;

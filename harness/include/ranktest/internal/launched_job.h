@@ -120,6 +120,11 @@ class LaunchedJob {
   // Reports of a test that cannot run because rank lost_rank_ is gone;
   // `lost` is that rank's own report where this test found it gone.
   SuperviseResult withoutLostRank(std::optional<RankReport> lost = {}) const;
+  // Reports of a test that did not start because a wait for `rank` ended
+  // without its value (`how`): the job's lost rank where another rank gave
+  // up on one, the interrupt, or giving up on `rank` (see giveUpOn()).
+  SuperviseResult notStarted(Await how, int rank, const std::string& waited_for,
+                             const std::string& test);
   // Reports of a test whose start an interrupt ended (SIGINT, SIGTERM).
   SuperviseResult interruptedBeforeTheBody() const;
   // Works out the node layout with the other ranks and exports it (see
