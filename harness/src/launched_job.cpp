@@ -193,7 +193,7 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
   job->watchdog_ = std::make_unique<StoreWatchdog>(
       *job->responder_, who, address, settings().peer_silence);
   job->store_->set(whereKey(launched->rank), toBytes(job->where_));
-  job->placeOnNodes();
+  job->placeOnNodes(timeout);
   return job;
 }
 
@@ -201,15 +201,22 @@ LaunchedJob::LaunchedJob(LaunchedRank launched, std::string store_address)
     : launched_(std::move(launched)),
       store_address_(std::move(store_address)) {}
 
-void LaunchedJob::placeOnNodes() {
+void LaunchedJob::placeOnNodes(std::chrono::milliseconds timeout) {
   // A rank's address toward rank 0 names its host: ranks of one host share
   // it, ranks of different hosts cannot.
   const int me = launched_.rank;
-  store_->set("ranktest/host/" + std::to_string(me), toBytes(gloo_host_));
+  const auto hostKey = [](int rank) {
+    return "ranktest/host/" + std::to_string(rank);
+  };
+  store_->set(hostKey(me), toBytes(gloo_host_));
   std::vector<std::string> hosts;
   hosts.reserve(static_cast<std::size_t>(launched_.world_size));
+  const auto until = Clock::now() + timeout;
   for (int rank = 0; rank < launched_.world_size; ++rank) {
-    hosts.push_back(get("ranktest/host/" + std::to_string(rank)));
+    Awaited host = awaitFrom(hostKey(rank), rank, until,
+                             /*at_test_start=*/false, /*joining=*/true);
+    if (host.how != Await::kArrived) notJoined(rank, host.how, timeout);
+    hosts.push_back(std::move(host.value));
   }
   layout_ = nodeLayoutOf(hosts, me);
   // The launcher knows best where it says.
@@ -227,6 +234,34 @@ void LaunchedJob::placeOnNodes() {
   exportIfUnset("LOCAL_WORLD_SIZE", std::to_string(layout_.local_world_size));
   exportIfUnset("GROUP_RANK", std::to_string(layout_.node_rank));
   exportIfUnset("GLOO_SOCKET_IFNAME", interfaceWithAddress(gloo_host_));
+}
+
+void LaunchedJob::notJoined(int rank, Await how,
+                            std::chrono::milliseconds timeout) {
+  const std::string where_key = whereKey(rank);
+  const std::string where =
+      store_->check({where_key}) ? " (" + get(where_key) + ")" : "";
+  const std::string me = "rank " + std::to_string(launched_.rank);
+  std::string why;
+  if (how == Await::kInterrupted) {
+    why = " joined: " + me + " was interrupted while it waited";
+  } else if (how == Await::kSilent) {
+    why = " went silent: its heartbeat has not moved for " +
+          secondsText(settings().peer_silence) +
+          ", so its process is stopped or its host is cut off";
+  } else {
+    why = " did not join within " + secondsText(timeout) + " (" + me +
+          " waited for it" +
+          (where.empty()
+               ? "; it never reached the job's store at " + store_address_ +
+                     ": its launch failed, or its host cannot "
+                     "reach this one)"
+               : ")");
+  }
+  throw std::runtime_error(
+      "ranktest: the job did not form: rank " + std::to_string(rank) + " of " +
+      std::to_string(launched_.world_size) + where +
+      (how == Await::kInterrupted ? " had not" : "") + why);
 }
 
 LaunchedJob* LaunchedJob::current() { return currentJob(); }
@@ -285,10 +320,11 @@ SuperviseResult LaunchedJob::interruptedBeforeTheBody() const {
 
 LaunchedJob::Awaited LaunchedJob::awaitFrom(const std::string& key, int rank,
                                             Clock::time_point until,
-                                            bool at_test_start) {
+                                            bool at_test_start, bool joining) {
   {
     const std::lock_guard<std::mutex> lock(watch_mutex_);
-    watched_ = Watched{key, rank, until, at_test_start, -1, Clock::now()};
+    watched_ =
+        Watched{key, rank, until, at_test_start, joining, -1, Clock::now()};
   }
   // The responder's thread ends this wait, where the peer does not, by
   // setting the key to a mark of why (watchWaits()).
@@ -315,7 +351,7 @@ void LaunchedJob::watchWaits(c10d::Store& store) {
   const auto now = Clock::now();
   const char* mark = nullptr;
   const std::int64_t beat = StateResponder::beat(store, w->rank);
-  if (beat != w->beat) {
+  if (beat != w->beat || (w->joining && beat == 0)) {
     const std::lock_guard<std::mutex> lock(watch_mutex_);
     if (watched_ && watched_->key == w->key) {
       watched_->beat = beat;

@@ -52,8 +52,9 @@ class HarnessCluster : public ::testing::TestWithParam<std::string> {
 
   // Runs `filter` of the inner binary on 2 hosts x 1 rank: as a feature,
   // or as a program after "--" with its arguments as given; `fault`: the
-  // kind of ci/cluster --fault to inject into the second host, 2 s after
-  // its rank started; `watcher`: see InnerOptions.
+  // kind of ci/cluster --fault to inject into the second host, 0.5 s after
+  // the test's body started (it arms the fault); `watcher`: see
+  // InnerOptions.
   InnerResult run(const std::string& filter, bool as_program = false,
                   const std::string& fault = "",
                   decltype(InnerOptions::watcher) watcher = {}) {
@@ -63,9 +64,15 @@ class HarnessCluster : public ::testing::TestWithParam<std::string> {
     options.launcher = {cluster, "--hosts",    "2",       "--ranks-per-host",
                         "1",     "--launcher", GetParam()};
     if (!fault.empty()) {
-      options.launcher.insert(
-          options.launcher.end(),
-          {"--fault", fault, "--fault-host", "1", "--fault-after", "2"});
+      options.launcher.insert(options.launcher.end(),
+                              {"--fault", fault, "--fault-host", "1",
+                               "--fault-after", "0.5", "--fault-armed"});
+    }
+    // mpirun outlives its ranks for as long as a host is cut off from it:
+    // stopped 2 s after the last rank ended (10 s by default).
+    if (fault == "link-down") {
+      options.launcher.insert(options.launcher.end(),
+                              {"--launcher-grace", "2"});
     }
     options.watcher = std::move(watcher);
     if (as_program) options.launcher.push_back("--");
@@ -156,12 +163,12 @@ TEST_P(HarnessCluster, ProgramThatFailsOnTheSecondHostFailsTheRun) {
                               ContainsRegex(kSecondHost)));
 }
 
-// Faults on the second host while InnerFault.ExchangesForFourSeconds runs
-// (deadline 6 s): every run ends within the deadline plus the grace (the
+// Faults on the second host while InnerFault.ExchangesForThreeSeconds runs
+// (deadline 4 s): every run ends within the deadline plus the grace (the
 // stack grace, 2 s, and the peer silence, 4 s here) and the launchers'
 // start and end, with a report that names the host and the rank, and
 // leaves nothing.
-constexpr char kFaultTest[] = "InnerFault.ExchangesForFourSeconds/gloo_ws2";
+constexpr char kFaultTest[] = "InnerFault.ExchangesForThreeSeconds/gloo_ws2";
 constexpr auto kFaultBound = 45s;
 
 std::string silentSecondRank() {
@@ -200,7 +207,7 @@ TEST_P(HarnessCluster, StoppedRankIsNamedAndEndedByItsSentinel) {
                     ContainsRegex(std::string("rank 1 of 2 \\(") + kSecondHost +
                                   "\\): the job gave up on this rank "
                                   "\\(rank 0 waited in vain for its report "
-                                  "in InnerFault.ExchangesForFourSeconds/"
+                                  "in InnerFault.ExchangesForThreeSeconds/"
                                   "gloo_ws2\\) and its process is stopped; "
                                   "its sentinel kills it")));
   EXPECT_LT(r.elapsed, kFaultBound * kSanitizerSlowdown) << r.output;

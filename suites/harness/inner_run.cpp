@@ -240,14 +240,21 @@ InnerResult runInner(const InnerOptions& options) {
   }
   if (reaped == 0) {
     // Past the outer limit: the inner run hung, which the caller sees as
-    // exit_code -1 and this line in the output.
+    // exit_code -1 and this line in the output. SIGTERM first, so that a
+    // launcher script tears down what it made (ci/cluster: namespaces).
     result.output += "\n[outer limit reached; inner run killed]\n";
+    ::kill(-pid, SIGTERM);
+    const auto term_end = Clock::now() + std::chrono::seconds(10);
+    while (::waitpid(pid, &status, WNOHANG) == 0 && Clock::now() < term_end) {
+      ::usleep(10000);
+    }
     ::kill(-pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
+    ::waitpid(pid, nullptr, 0);
   }
   result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       Clock::now() - start);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.exit_code =
+      reaped != 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.xml = readFile(out + "/inner.xml");
   result.files_left = filesIn(tmp, out);
   // Ranks die with their parent by PR_SET_PDEATHSIG, a killed parent's own

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "inner_run.h"
+#include "sanitizer_slowdown.h"
 
 namespace harness_suite {
 namespace {
@@ -210,6 +211,34 @@ TEST_P(HarnessLaunched, SpawnedBodiesFindTheirTestAtTheLaunchedSize) {
   const InnerResult r = run("InnerCell.AnySize/*", /*ranks=*/3, "spawn");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, ContainsRegex("OK \\] InnerCell\\.AnySize/gloo_ws3"));
+}
+
+// A rank that never reaches the job's store (rank 1 is another program
+// here, as where its launch failed) is named once the join timeout, 5 times
+// the default deadline, is over; rank 0 ends the job, which leaves nothing.
+TEST(HarnessLaunchedJoin, RankThatNeverJoinsIsNamedAtTheJoinTimeout) {
+  if (::access(kMpirun, X_OK) != 0) {
+    GTEST_SKIP() << kMpirun << " is not installed (ci/setup installs it)";
+  }
+  InnerOptions options;
+  options.launcher = launcherCommand("mpirun", 1);
+  options.filter = "InnerReports.Passes/gloo_ws2";
+  // mpirun's second app context: rank 1 of the job of 2.
+  options.args = {"--gtest_color=no", ":", "-np", "1", "/bin/sleep", "60"};
+  spawnUnderSanitizer(options);
+  options.env["RANKTEST_TIMEOUT"] = "1";
+  options.limit = 60s * kSanitizerSlowdown;
+  const InnerResult r = runInner(options);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              ContainsRegex("ranktest: the job did not form: rank 1 of 2 did "
+                            "not join within [0-9.]+ s \\(rank 0 waited for "
+                            "it; it never reached the job's store at "
+                            "[0-9.]+:[0-9]+: its launch failed"));
+  EXPECT_THAT(r.output, Not(HasSubstr("[ RUN      ]")));
+  EXPECT_LT(r.elapsed, 30s * kSanitizerSlowdown) << r.output;
+  EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
+  EXPECT_THAT(r.files_left, IsEmpty()) << r.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Harness, HarnessLaunched,

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -65,11 +66,15 @@ class InnerFault : public ranktest::DistributedTest {
   static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
 };
 
-// Barriers for 4 s, then passes: what matters is the fault that ci/cluster
-// --fault injects into one host meanwhile (HarnessCluster).
-RANKTEST_F(InnerFault, ExchangesForFourSeconds,
-           ranktest::timeout(6s * harness_suite::kSanitizerSlowdown)) {
-  const auto until = std::chrono::steady_clock::now() + 4s;
+// Arms ci/cluster's --fault (creates the file it waits for, where it does)
+// and barriers for 3 s, then passes: what matters is the fault that
+// ci/cluster injects into one host meanwhile (HarnessCluster).
+RANKTEST_F(InnerFault, ExchangesForThreeSeconds,
+           ranktest::timeout(4s * harness_suite::kSanitizerSlowdown)) {
+  if (const char* armed = std::getenv("RANKTEST_CLUSTER_FAULT_ARMED")) {
+    std::ofstream{armed};
+  }
+  const auto until = std::chrono::steady_clock::now() + 3s;
   while (std::chrono::steady_clock::now() < until) {
     pg()->barrier()->wait();
     std::this_thread::sleep_for(100ms);

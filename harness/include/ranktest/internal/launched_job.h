@@ -97,14 +97,17 @@ class LaunchedJob {
     int rank;
     Clock::time_point until;
     bool at_test_start;
+    bool joining;             // a peer that never beat is late, not silent
     std::int64_t beat;        // the peer's heartbeat count seen last
     Clock::time_point moved;  // when it last moved
   };
 
   // Waits until `until` for `key`, which `rank` sets, while `rank`'s
-  // heartbeat moves; `at_test_start`: also until the job gave up on a rank.
+  // heartbeat moves; `at_test_start`: also until the job gave up on a rank;
+  // `joining`: a peer whose heartbeat never started (it has not reached
+  // the store yet) is waited for until `until`, not the peer silence.
   Awaited awaitFrom(const std::string& key, int rank, Clock::time_point until,
-                    bool at_test_start = false);
+                    bool at_test_start = false, bool joining = false);
   // On the responder's thread, each poll: ends the main thread's wait where
   // it is late, its peer silent, or the job gave up on a rank.
   void watchWaits(c10d::Store& store);
@@ -128,8 +131,13 @@ class LaunchedJob {
   // Reports of a test whose start an interrupt ended (SIGINT, SIGTERM).
   SuperviseResult interruptedBeforeTheBody() const;
   // Works out the node layout with the other ranks and exports it (see
-  // join()).
-  void placeOnNodes();
+  // join()); throws, naming the rank, where one has not joined within
+  // `timeout` or went silent while the job formed (see notJoined()).
+  void placeOnNodes(std::chrono::milliseconds timeout);
+  // Throws the error of a wait for `rank` at the job's start that ended
+  // without its value (`how`; `timeout`: how long it was waited for).
+  [[noreturn]] void notJoined(int rank, Await how,
+                              std::chrono::milliseconds timeout);
 
   LaunchedRank launched_;
   std::string store_address_;  // host:port
