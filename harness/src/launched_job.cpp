@@ -199,7 +199,8 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
 
 LaunchedJob::LaunchedJob(LaunchedRank launched, std::string store_address)
     : launched_(std::move(launched)),
-      store_address_(std::move(store_address)) {}
+      store_address_(std::move(store_address)),
+      seen_(static_cast<std::size_t>(launched_.world_size)) {}
 
 void LaunchedJob::placeOnNodes(std::chrono::milliseconds timeout) {
   // A rank's address toward rank 0 names its host: ranks of one host share
@@ -323,8 +324,7 @@ LaunchedJob::Awaited LaunchedJob::awaitFrom(const std::string& key, int rank,
                                             bool at_test_start, bool joining) {
   {
     const std::lock_guard<std::mutex> lock(watch_mutex_);
-    watched_ =
-        Watched{key, rank, until, at_test_start, joining, -1, Clock::now()};
+    watched_ = Watched{key, rank, until, at_test_start, joining};
   }
   // The responder's thread ends this wait, where the peer does not, by
   // setting the key to a mark of why (watchWaits()).
@@ -341,23 +341,41 @@ LaunchedJob::Awaited LaunchedJob::awaitFrom(const std::string& key, int rank,
   return {Await::kArrived, std::move(value)};
 }
 
+LaunchedJob::Seen LaunchedJob::noteBeat(c10d::Store& store, int rank) {
+  const std::int64_t beat = StateResponder::beat(store, rank);
+  // After the read: the count may have moved just before it.
+  const auto now = Clock::now();
+  const std::lock_guard<std::mutex> lock(watch_mutex_);
+  Seen& seen = seen_[static_cast<std::size_t>(rank)];
+  if (beat != seen.beat) seen = Seen{beat, now};
+  return seen;
+}
+
+void LaunchedJob::notePeerBeats(c10d::Store& store) {
+  // A store call each, so a few per poll, whatever the job's size.
+  constexpr int kPeersPerPoll = 4;
+  const int world = launched_.world_size;
+  for (int i = 0; i < std::min(kPeersPerPoll, world - 1); ++i) {
+    last_polled_ = (last_polled_ + 1) % world;
+    if (last_polled_ == launched_.rank)
+      last_polled_ = (last_polled_ + 1) % world;
+    noteBeat(store, last_polled_);
+  }
+}
+
 void LaunchedJob::watchWaits(c10d::Store& store) {
+  if (supervising_) notePeerBeats(store);
   std::optional<Watched> w;
   {
     const std::lock_guard<std::mutex> lock(watch_mutex_);
     w = watched_;
   }
   if (!w) return;
-  const auto now = Clock::now();
   const char* mark = nullptr;
-  const std::int64_t beat = StateResponder::beat(store, w->rank);
-  if (beat != w->beat || (w->joining && beat == 0)) {
-    const std::lock_guard<std::mutex> lock(watch_mutex_);
-    if (watched_ && watched_->key == w->key) {
-      watched_->beat = beat;
-      watched_->moved = now;
-    }
-  } else if (now - w->moved >= settings().peer_silence) {
+  const Seen seen = noteBeat(store, w->rank);
+  const auto now = Clock::now();
+  const bool never_beat = w->joining && seen.beat == 0;
+  if (!never_beat && now - seen.since >= settings().peer_silence) {
     mark = kMarkSilent;
   }
   if (now >= w->until) mark = kMarkLate;
@@ -543,7 +561,9 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
     if (!store_->check({abort_key})) return std::nullopt;
     return get(abort_key);
   };
+  supervising_ = true;
   const SuperviseResult local = supervise({child.get()}, options);
+  supervising_ = false;
   RankReport report = local.ranks.front();
   report.rank = me;
   report.where = where_;

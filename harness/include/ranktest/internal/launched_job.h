@@ -10,6 +10,7 @@
 // that fails sets the test's abort key, which stops the others' bodies at
 // once. Rank 0 alone prints and writes the XML.
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <torch/csrc/distributed/c10d/Store.hpp>
+#include <vector>
 
 #include "ranktest/internal/launcher_env.h"
 #include "ranktest/internal/node_layout.h"
@@ -58,10 +60,10 @@ class LaunchedJob {
   // on skipping (`local_skip`, this host's conditions), runs the body in a
   // child supervised with `options`, and returns every rank's report. A rank
   // whose report does not come by the deadline (plus kReportGrace), or whose
-  // heartbeat stops for the peer silence (RANKTEST_PEER_SILENCE, 10 s) while
-  // it is waited for, is named with
-  // the last phase it published; the job then gives up on it, and every
-  // later test fails at once naming it.
+  // heartbeat has not moved for the peer silence (RANKTEST_PEER_SILENCE,
+  // 10 s) while it is waited for, is named with the last phase it
+  // published; the job then gives up on it, and every later test fails at
+  // once naming it.
   SuperviseResult run(const TestInstance& t, SuperviseOptions options,
                       const std::optional<Skip>& local_skip);
 
@@ -97,9 +99,13 @@ class LaunchedJob {
     int rank;
     Clock::time_point until;
     bool at_test_start;
-    bool joining;             // a peer that never beat is late, not silent
-    std::int64_t beat;        // the peer's heartbeat count seen last
-    Clock::time_point moved;  // when it last moved
+    bool joining;  // a peer that never beat is late, not silent
+  };
+  // A peer's heartbeat count as this rank last saw it, and since when it
+  // has shown that count: the same count later means no beat since then.
+  struct Seen {
+    std::int64_t beat = -1;
+    Clock::time_point since;
   };
 
   // Waits until `until` for `key`, which `rank` sets, while `rank`'s
@@ -109,8 +115,15 @@ class LaunchedJob {
   Awaited awaitFrom(const std::string& key, int rank, Clock::time_point until,
                     bool at_test_start = false, bool joining = false);
   // On the responder's thread, each poll: ends the main thread's wait where
-  // it is late, its peer silent, or the job gave up on a rank.
+  // it is late, its peer silent, or the job gave up on a rank; while this
+  // rank's body runs, notes some peers' heartbeats (notePeerBeats()).
   void watchWaits(c10d::Store& store);
+  // Reads `rank`'s heartbeat count into seen_ and returns that entry.
+  Seen noteBeat(c10d::Store& store, int rank);
+  // Notes the heartbeats of up to 4 peers in turn, so that a wait for a
+  // peer silent since before it began ends at once, not a peer silence
+  // later.
+  void notePeerBeats(c10d::Store& store);
   // Takes the job's lost rank as this rank's too, where another rank gave
   // up on one; whether a rank is lost.
   bool adoptLostRank();
@@ -147,6 +160,9 @@ class LaunchedJob {
   // Before the responder, whose thread uses them until it is destroyed.
   std::mutex watch_mutex_;
   std::optional<Watched> watched_;
+  std::vector<Seen> seen_;                // by rank
+  std::atomic<bool> supervising_{false};  // this rank's body runs
+  int last_polled_ = 0;  // notePeerBeats()'s turn: the responder's thread
   std::unique_ptr<StateResponder> responder_;
   std::unique_ptr<StoreWatchdog> watchdog_;
   std::optional<int> lost_rank_;  // the first rank that stopped reporting
