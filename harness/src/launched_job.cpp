@@ -129,6 +129,10 @@ std::string whereKey(int rank) {
 std::string phaseKey(int rank) {
   return "ranktest/phase/" + std::to_string(rank);
 }
+// Rank `rank`'s address toward rank 0, published as the job forms.
+std::string hostKey(int rank) {
+  return "ranktest/host/" + std::to_string(rank);
+}
 
 std::string toText(const std::vector<uint8_t>& bytes) {
   return std::string(bytes.begin(), bytes.end());
@@ -206,9 +210,6 @@ void LaunchedJob::placeOnNodes(std::chrono::milliseconds timeout) {
   // A rank's address toward rank 0 names its host: ranks of one host share
   // it, ranks of different hosts cannot.
   const int me = launched_.rank;
-  const auto hostKey = [](int rank) {
-    return "ranktest/host/" + std::to_string(rank);
-  };
   store_->set(hostKey(me), toBytes(gloo_host_));
   std::vector<std::string> hosts;
   hosts.reserve(static_cast<std::size_t>(launched_.world_size));
@@ -239,30 +240,32 @@ void LaunchedJob::placeOnNodes(std::chrono::milliseconds timeout) {
 
 void LaunchedJob::notJoined(int rank, Await how,
                             std::chrono::milliseconds timeout) {
-  const std::string where_key = whereKey(rank);
-  const std::string where =
-      store_->check({where_key}) ? " (" + get(where_key) + ")" : "";
+  const std::optional<std::string> where = published(whereKey(rank));
+  const std::string peer = "rank " + std::to_string(rank) + " of " +
+                           std::to_string(launched_.world_size) +
+                           (where ? " (" + *where + ")" : "");
   const std::string me = "rank " + std::to_string(launched_.rank);
-  std::string why;
+  std::string what;
   if (how == Await::kInterrupted) {
-    why = " joined: " + me + " was interrupted while it waited";
+    what = peer + " had not joined: " + me + " was interrupted while it waited";
   } else if (how == Await::kSilent) {
-    why = " went silent: its heartbeat has not moved for " +
-          secondsText(settings().peer_silence) +
-          ", so its process is stopped or its host is cut off";
+    what = peer + " went silent: its heartbeat has not moved for " +
+           secondsText(settings().peer_silence) +
+           ", so its process is stopped or its host is cut off";
   } else {
-    why = " did not join within " + secondsText(timeout) + " (" + me +
-          " waited for it" +
-          (where.empty()
-               ? "; it never reached the job's store at " + store_address_ +
-                     ": its launch failed, or its host cannot "
-                     "reach this one)"
-               : ")");
+    what = peer + " did not join within " + secondsText(timeout) + " (" + me +
+           " waited for it" +
+           (where ? ")"
+                  : "; it never reached the job's store at " + store_address_ +
+                        ": its launch failed, or its host cannot reach this "
+                        "one)");
   }
-  throw std::runtime_error(
-      "ranktest: the job did not form: rank " + std::to_string(rank) + " of " +
-      std::to_string(launched_.world_size) + where +
-      (how == Await::kInterrupted ? " had not" : "") + why);
+  throw std::runtime_error("ranktest: the job did not form: " + what);
+}
+
+std::optional<std::string> LaunchedJob::published(const std::string& key) {
+  if (!store_->check({key})) return std::nullopt;
+  return get(key);
 }
 
 LaunchedJob* LaunchedJob::current() { return currentJob(); }
@@ -398,12 +401,8 @@ RankReport LaunchedJob::giveUpOn(int rank, Await how,
   RankReport missing;
   missing.rank = rank;
   missing.end = RankReport::End::kTimedOut;
-  const std::string phase_key = phaseKey(rank);
-  const std::string last =
-      store_->check({phase_key}) ? get(phase_key) : "none published";
-  const std::string where_key = whereKey(rank);
-  const std::string where =
-      store_->check({where_key}) ? get(where_key) : "where unknown";
+  const std::string last = published(phaseKey(rank)).value_or("none published");
+  const std::string where = published(whereKey(rank)).value_or("where unknown");
   const std::string who =
       "[ranktest] rank " + std::to_string(rank) + " (" + where + ")";
   const std::string later = ". Later tests fail at once";
@@ -441,11 +440,11 @@ RankReport LaunchedJob::giveUpOn(int rank, Await how,
 
 bool LaunchedJob::adoptLostRank() {
   if (lost_rank_) return true;
-  if (!store_->check({kJobLostKey})) return false;
-  const std::string lost = get(kJobLostKey);
-  const std::size_t newline = lost.find('\n');
-  lost_rank_ = std::stoi(lost.substr(0, newline));
-  lost_in_ = lost.substr(newline + 1);
+  const std::optional<std::string> lost = published(kJobLostKey);
+  if (!lost) return false;
+  const std::size_t newline = lost->find('\n');
+  lost_rank_ = std::stoi(lost->substr(0, newline));
+  lost_in_ = lost->substr(newline + 1);
   return true;
 }
 
@@ -557,10 +556,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   phase("supervising its body in pid " + std::to_string(child->pid()));
   const auto agreed = Clock::now();
   const std::string abort_key = key + "abort";
-  options.stop_check = [&]() -> std::optional<std::string> {
-    if (!store_->check({abort_key})) return std::nullopt;
-    return get(abort_key);
-  };
+  options.stop_check = [&] { return published(abort_key); };
   supervising_ = true;
   const SuperviseResult local = supervise({child.get()}, options);
   supervising_ = false;

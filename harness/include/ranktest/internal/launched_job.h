@@ -89,6 +89,8 @@ class LaunchedJob {
   LaunchedJob(LaunchedRank launched, std::string store_address);
 
   std::string get(const std::string& key);
+  // The value of `key` where some rank has set it.
+  std::optional<std::string> published(const std::string& key);
   struct Awaited {
     Await how;
     std::string value;  // where it arrived
