@@ -97,6 +97,7 @@ SuperviseResult runFresh(const TestInstance& t) {
                                        rendezvous.fileFd(), false));
     ranks.push_back(owned.back().get());
   }
+  rendezvous.serve();
   return supervise(ranks, superviseOptions(t, /*reused=*/false));
 }
 

@@ -1,7 +1,9 @@
 #include "ranktest/internal/rendezvous.h"
 
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +11,7 @@
 #include <stdexcept>
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <utility>
 
 #include "ranktest/internal/rank_launch.h"
 #include "torch_compat/tcp_store.h"
@@ -29,6 +32,46 @@ int createUnlinkedFile() {
   return fd;
 }
 
+[[noreturn]] void throwSocketError(const char* step, int fd) {
+  const std::string text = std::strerror(errno);
+  if (fd >= 0) ::close(fd);
+  throw std::runtime_error(std::string("ranktest: cannot open the TCPStore's "
+                                       "port: ") +
+                           step + " failed: " + text);
+}
+
+// A socket listening on a kernel-chosen port of 127.0.0.1; sets `port`.
+int listenOnLoopback(std::uint16_t& port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throwSocketError("socket", -1);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0) {
+    throwSocketError("bind", fd);
+  }
+  if (::listen(fd, SOMAXCONN) != 0) throwSocketError("listen", fd);
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    throwSocketError("getsockname", fd);
+  }
+  port = ntohs(address.sin_port);
+  return fd;
+}
+
+c10::intrusive_ptr<c10d::TCPStore> startServer(std::uint16_t port,
+                                               int listening_fd) {
+  c10d::TCPStoreOptions options;
+  options.port = port;
+  options.isServer = true;
+  options.waitWorkers = false;
+  torch_compat::useClassicServer(options);
+  if (listening_fd >= 0) {
+    torch_compat::adoptListeningSocket(options, listening_fd);
+  }
+  return c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
+}
+
 }  // namespace
 
 Rendezvous::Rendezvous(StoreKind kind) {
@@ -36,18 +79,25 @@ Rendezvous::Rendezvous(StoreKind kind) {
     file_fd_ = createUnlinkedFile();
     return;
   }
-  c10d::TCPStoreOptions options;
-  options.port = 0;
-  options.isServer = true;
-  options.waitWorkers = false;
-  torch_compat::useClassicServer(options);
-  auto server = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
-  port_ = server->getPort();
-  tcp_server_ = server;
+  if constexpr (torch_compat::kServerAdoptsSocket) {
+    listen_fd_ = listenOnLoopback(port_);
+  } else {
+    auto server = startServer(0, -1);
+    port_ = server->getPort();
+    tcp_server_ = server;
+  }
 }
 
 Rendezvous::~Rendezvous() {
   if (file_fd_ >= 0) ::close(file_fd_);
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+void Rendezvous::serve() {
+  if (listen_fd_ < 0) return;
+  // The server takes the socket over.
+  const int fd = std::exchange(listen_fd_, -1);
+  tcp_server_ = startServer(port_, fd);
 }
 
 std::string Rendezvous::address() const {

@@ -63,6 +63,7 @@ RunResult runRanks(const RunOptions& options,
         [launch, &body] { internal::runRankBody(launch, body); }));
     ranks.push_back(owned.back().get());
   }
+  rendezvous.serve();
   internal::SuperviseOptions supervise_options;
   supervise_options.timeout = options.timeout;
   supervise_options.verbose = options.stream_output;

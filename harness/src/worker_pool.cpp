@@ -16,6 +16,7 @@ WorkerPool::WorkerPool(const RankLaunch& launch, StartMethod method,
     workers_.push_back(RankProcess::start(worker, method, rendezvous_.fileFd(),
                                           /*reusable=*/true));
   }
+  rendezvous_.serve();
 }
 
 bool WorkerPool::dispatch(const std::string& test_full_name) {

@@ -17,4 +17,23 @@ void useClassicServer(Options& options) {
   if constexpr (requires { options.useLibUV; }) options.useLibUV = false;
 }
 
+// Options whose server can take over a socket its owner bound and listens
+// on (2.x's masterListenFd; 1.13 binds its own).
+template <class Options>
+concept AdoptsListeningSocket = requires(Options options) {
+  options.masterListenFd;
+};
+
+inline constexpr bool kServerAdoptsSocket =
+    AdoptsListeningSocket<c10d::TCPStoreOptions>;
+
+// Makes a store served with `options` serve on `listening_fd`, which it then
+// owns. Only where kServerAdoptsSocket.
+template <class Options = c10d::TCPStoreOptions>
+void adoptListeningSocket(Options& options, int listening_fd) {
+  if constexpr (AdoptsListeningSocket<Options>) {
+    options.masterListenFd = listening_fd;
+  }
+}
+
 }  // namespace torch_compat

@@ -3,7 +3,7 @@
 // Where the ranks of one test (or one pool of reused ranks) meet. The parent
 // owns it; nothing of it outlives the parent: the FileStore's file is unlinked
 // at once and reached through an inherited descriptor, and the TCPStore
-// listens on a kernel-chosen port only while the parent holds it.
+// listens on a kernel-chosen loopback port only while the parent holds it.
 
 #include <chrono>
 #include <string>
@@ -24,9 +24,17 @@ class Rendezvous {
   std::string address() const;
   // The descriptor ranks inherit as kStoreFileFd, or -1.
   int fileFd() const { return file_fd_; }
+  // Starts the TCPStore's server; called once the ranks are forked. Until
+  // then the port only listens, and ranks that connect wait in its backlog:
+  // a child of fork inherits every lock another thread holds, and a rank
+  // forked while the server thread answered its peers once hung for the
+  // whole deadline in TCPStore's client constructor. Where libtorch cannot
+  // take over a socket (1.13) the server runs from the constructor on.
+  void serve();
 
  private:
   int file_fd_ = -1;
+  int listen_fd_ = -1;
   c10::intrusive_ptr<c10d::Store> tcp_server_;
   std::uint16_t port_ = 0;
 };
