@@ -109,6 +109,10 @@ std::optional<Skip> decodeSkip(const std::string& text) {
 // How long an interrupted rank waits for the others' reports.
 constexpr std::chrono::seconds kInterruptedReportWait{2};
 
+// How long a rank waits for its responder's poll to end before it forks a
+// test's process (a poll takes milliseconds unless the store is silent).
+constexpr std::chrono::seconds kForkPauseLimit{1};
+
 // Set by the first rank that gives up on another: "<rank>\n<test>". A rank
 // that finds it at the start of a test gives up on that rank too, so that
 // every rank skips the same tests.
@@ -551,8 +555,11 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   launch.gloo_host = gloo_host_;
   launch.timeout = t.timeout();
   launch.test = t.fullName();
-  const std::unique_ptr<RankProcess> child =
-      RankProcess::start(launch, t.options.start_method, -1, false);
+  std::unique_ptr<RankProcess> child;
+  {
+    const auto paused = responder_->pauseForFork(kForkPauseLimit);
+    child = RankProcess::start(launch, t.options.start_method, -1, false);
+  }
   phase("supervising its body in pid " + std::to_string(child->pid()));
   const auto agreed = Clock::now();
   const std::string abort_key = key + "abort";

@@ -138,6 +138,7 @@ void StateResponder::serve() {
   };
   std::int64_t answered = 0;
   while (!stop_) {
+    std::unique_lock<std::timed_mutex> polling(polling_);
     try {
       std::int64_t asked = 0;
       {
@@ -159,8 +160,14 @@ void StateResponder::serve() {
     } catch (const std::exception&) {
       return;  // the store is gone: the job is over
     }
+    polling.unlock();
     std::this_thread::sleep_for(kPoll);
   }
+}
+
+std::unique_lock<std::timed_mutex> StateResponder::pauseForFork(
+    std::chrono::milliseconds limit) {
+  return std::unique_lock<std::timed_mutex>(polling_, limit);
 }
 
 std::optional<std::string> StateResponder::ask(c10d::Store& store, int rank,

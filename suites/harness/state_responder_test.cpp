@@ -1,6 +1,6 @@
 // A launched rank's answer to "where are you?" through a store: its phase
 // and its main thread's stack while that thread waits; no answer once it
-// stopped answering.
+// stopped answering; no poll while it is paused for a fork.
 
 #include "ranktest/internal/state_responder.h"
 
@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <thread>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 namespace {
@@ -61,6 +63,31 @@ TEST_F(HarnessStateResponder, NoAnswerOnceStopped) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(StateResponder::ask(*server_, 2, 1s), std::nullopt);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+}
+
+TEST_F(HarnessStateResponder, PausedForAForkItDoesNotPollUntilReleased) {
+  StateResponder responder(client_, 3);
+  // Its first poll counts its heartbeat up.
+  const auto first_due = std::chrono::steady_clock::now() + 5s;
+  while (StateResponder::beat(*server_, 3) == 0 &&
+         std::chrono::steady_clock::now() < first_due) {
+    std::this_thread::sleep_for(10ms);
+  }
+  {
+    const auto paused = responder.pauseForFork(5s);
+    ASSERT_TRUE(paused.owns_lock());
+    const std::int64_t held = StateResponder::beat(*server_, 3);
+    EXPECT_GT(held, 0);
+    std::this_thread::sleep_for(600ms);  // three polls' time
+    EXPECT_EQ(StateResponder::beat(*server_, 3), held);
+  }
+  const std::int64_t released = StateResponder::beat(*server_, 3);
+  const auto next_due = std::chrono::steady_clock::now() + 5s;
+  while (StateResponder::beat(*server_, 3) == released &&
+         std::chrono::steady_clock::now() < next_due) {
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_GT(StateResponder::beat(*server_, 3), released);
 }
 
 }  // namespace

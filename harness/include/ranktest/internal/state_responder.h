@@ -42,6 +42,14 @@ class StateResponder {
   // Stops answering (within one poll, 200 ms); before the process ends.
   void stop();
 
+  // Holds the responder between two polls while the caller forks: a child
+  // of fork inherits every lock the responder's thread holds (libtorch 2.x
+  // takes a process-wide one on a store call's first use). Waits at most
+  // `limit` for the poll in progress (a store that stopped answering keeps
+  // it); the lock returned is then not held.
+  std::unique_lock<std::timed_mutex> pauseForFork(
+      std::chrono::milliseconds limit);
+
   // How long the store call in progress has waited for the store's answer;
   // zero between calls, and once the store closed the connection.
   std::chrono::milliseconds silence() const;
@@ -67,6 +75,7 @@ class StateResponder {
   PollHook hook_;
   pthread_t main_thread_;
   mutable std::mutex mutex_;
+  std::timed_mutex polling_;  // held by the thread for each poll
   std::string phase_ = "starting";
   std::atomic<bool> stop_{false};
   // steady_clock nanoseconds at which the call in progress began; 0: none.
