@@ -3,7 +3,6 @@
 
 #include "ranktest/internal/rendezvous.h"
 
-#include <dirent.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -11,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ranktest/internal/process_facts.h"
 #include "torch_compat/tcp_store.h"
 
 namespace {
@@ -18,24 +18,14 @@ namespace {
 using ranktest::StoreKind;
 using ranktest::internal::connectStore;
 using ranktest::internal::Rendezvous;
-
-int threadCount() {
-  int count = 0;
-  DIR* tasks = ::opendir("/proc/self/task");
-  if (tasks == nullptr) return -1;
-  while (const dirent* entry = ::readdir(tasks)) {
-    if (entry->d_name[0] != '.') ++count;
-  }
-  ::closedir(tasks);
-  return count;
-}
+using ranktest::internal::threadCount;
 
 TEST(HarnessRendezvous, TcpStoreHasNoServerThreadUntilServed) {
   if constexpr (!torch_compat::kServerAdoptsSocket) {
     GTEST_SKIP() << "this libtorch's TCPStore cannot take over a socket, so "
                     "its server starts with the rendezvous";
   }
-  const int before = threadCount();
+  const std::size_t before = threadCount();
   Rendezvous rendezvous(StoreKind::kTcp);
   EXPECT_EQ(threadCount(), before) << "a thread started before serve()";
   rendezvous.serve();
