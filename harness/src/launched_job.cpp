@@ -173,22 +173,32 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
   const std::string who = "rank " + std::to_string(launched->rank) + " of " +
                           std::to_string(launched->world_size) + " (" +
                           job->where_ + ")";
-  // Before any thread of the store's: the sentinel is a fork.
-  if (!startRankSentinel(host, options, launched->rank, who)) {
-    std::cerr << "[ranktest] " << who
-              << " has no sentinel (this process ran threads before joining "
-                 "the job): if its process is stopped, its launcher may not "
-                 "end"
-              << std::endl;
+  const auto cannot = [&](const std::exception& error) {
+    return std::runtime_error(
+        "ranktest: rank " + std::to_string(launched->rank) + " of a job " +
+        "started by " + launched->launcher + " cannot " +
+        (options.isServer ? "serve" : "reach") + " the rendezvous store at " +
+        address + ": " + error.what());
+  };
+  // Before any thread of the store's: the sentinel is a fork. Where it
+  // serves the store, this process is one more client.
+  try {
+    if (startRankSentinel(host, options, launched->rank, who)) {
+      options.isServer = false;
+    } else {
+      std::cerr << "[ranktest] " << who
+                << " has no sentinel (this process ran threads before "
+                   "joining the job): if its process is stopped, its "
+                   "launcher may not end"
+                << std::endl;
+    }
+  } catch (const std::exception& error) {
+    throw cannot(error);
   }
   try {
     job->store_ = c10::make_intrusive<c10d::TCPStore>(host, options);
   } catch (const std::exception& error) {
-    throw std::runtime_error(
-        "ranktest: rank " + std::to_string(launched->rank) + " of a job " +
-        "started by " + launched->launcher + " cannot " +
-        (launched->rank == 0 ? "serve" : "reach") +
-        " the rendezvous store at " + address + ": " + error.what());
+    throw cannot(error);
   }
   // A second connection, for answering where this rank is while the first
   // waits.

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <thread>
 
+#include "process_probe.h"
 #include "ranktest/ranktest.h"
 #include "sanitizer_slowdown.h"
 
@@ -50,10 +51,24 @@ class InnerLaunchedRankZero : public ranktest::DistributedTest {
   static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
 };
 
-// Rank 0 stops its launched process. Under mpirun that process serves the
-// job's store, which then answers nobody: rank 1 gives up on the store.
-// Under torchrun the store is the agent's: rank 1 gives up on rank 0, whose
-// sentinel then kills it.
+class InnerLaunchedStore : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
+};
+
+// The launched process of rank 0 forks each test's body, so it must not run
+// the job's store server (a fork copies the locks its thread holds): its
+// sentinel serves the store under mpirun, torchrun's agent under torchrun.
+RANKTEST_F(InnerLaunchedStore, RankZeroProcessListensOnNoPort) {
+  if (rank() != 0) return;
+  const std::vector<int> ports = harness_suite::listeningPortsOf({::getppid()});
+  EXPECT_TRUE(ports.empty())
+      << "rank 0's launched process listens on port " << ports.front();
+}
+
+// Rank 0 stops its launched process. The job's store is served by another
+// process (rank 0's sentinel under mpirun, the agent under torchrun), so
+// rank 1 gives up on rank 0, whose sentinel then kills it.
 RANKTEST_F(InnerLaunchedRankZero, StopsItsSupervisor,
            ranktest::timeout(3s * harness_suite::kSanitizerSlowdown)) {
   if (rank() != 0) return;

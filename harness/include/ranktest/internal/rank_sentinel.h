@@ -7,6 +7,9 @@
 // A rank whose process is stopped cannot end itself, and a launcher with one
 // agent per host (torchrun) would wait for it forever; the sentinel SIGKILLs
 // it and says why. It dies with the rank (PR_SET_PDEATHSIG).
+// Where the rank is to serve the job's store, its sentinel serves it: the
+// rank's own process forks each test, and a fork copies the locks that a
+// server thread holds at that moment.
 
 #include <chrono>
 #include <string>
@@ -16,9 +19,11 @@
 namespace ranktest::internal {
 
 // Forks the sentinel of this process, rank `rank` (`who` names it in its
-// message), which joins the store at `host` with `options` as a client.
-// Returns false, starting nothing, when this process already runs threads:
-// a fork would copy their locks held.
+// message), which joins the store at `host` with `options` as a client, or
+// serves it where `options.isServer`: then this returns once the server
+// listens, and throws its error if it cannot start. Returns false, starting
+// nothing, when this process already runs threads: a fork would copy their
+// locks held.
 bool startRankSentinel(const std::string& host,
                        const c10d::TCPStoreOptions& options, int rank,
                        const std::string& who);
