@@ -40,7 +40,21 @@ int createUnlinkedFile() {
                            step + " failed: " + text);
 }
 
-// A socket listening on a kernel-chosen port of 127.0.0.1; sets `port`.
+c10::intrusive_ptr<c10d::TCPStore> startServer(std::uint16_t port,
+                                               int listening_fd) {
+  c10d::TCPStoreOptions options;
+  options.port = port;
+  options.isServer = true;
+  options.waitWorkers = false;
+  torch_compat::useClassicServer(options);
+  if (listening_fd >= 0) {
+    torch_compat::adoptListeningSocket(options, listening_fd);
+  }
+  return c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
+}
+
+}  // namespace
+
 int listenOnLoopback(std::uint16_t& port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throwSocketError("socket", -1);
@@ -58,21 +72,6 @@ int listenOnLoopback(std::uint16_t& port) {
   port = ntohs(address.sin_port);
   return fd;
 }
-
-c10::intrusive_ptr<c10d::TCPStore> startServer(std::uint16_t port,
-                                               int listening_fd) {
-  c10d::TCPStoreOptions options;
-  options.port = port;
-  options.isServer = true;
-  options.waitWorkers = false;
-  torch_compat::useClassicServer(options);
-  if (listening_fd >= 0) {
-    torch_compat::adoptListeningSocket(options, listening_fd);
-  }
-  return c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
-}
-
-}  // namespace
 
 Rendezvous::Rendezvous(StoreKind kind) {
   if (kind == StoreKind::kFile) {

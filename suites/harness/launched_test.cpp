@@ -4,17 +4,16 @@
 // rank ends with the same exit code while rank 0 alone prints and writes the
 // one XML. ci/setup installs both launchers; without one its tests skip.
 
-#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "inner_run.h"
+#include "ranktest/internal/rendezvous.h"
 #include "sanitizer_slowdown.h"
 
 namespace harness_suite {
@@ -251,17 +250,9 @@ TEST(HarnessLaunchedJoin, RankZeroThatCannotServeTheStoreSaysWhy) {
   if (::access(kMpirun, X_OK) != 0) {
     GTEST_SKIP() << kMpirun << " is not installed (ci/setup installs it)";
   }
-  const int taken = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ASSERT_GE(taken, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ASSERT_EQ(::bind(taken, reinterpret_cast<sockaddr*>(&address), length), 0);
-  ASSERT_EQ(::listen(taken, 16), 0);
-  ASSERT_EQ(
-      ::getsockname(taken, reinterpret_cast<sockaddr*>(&address), &length), 0);
-  const std::string port = std::to_string(ntohs(address.sin_port));
+  std::uint16_t taken_port = 0;
+  const int taken = ranktest::internal::listenOnLoopback(taken_port);
+  const std::string port = std::to_string(taken_port);
   InnerOptions options;
   options.launcher = launcherCommand("mpirun", 2);
   options.filter = "InnerReports.Passes/gloo_ws2";

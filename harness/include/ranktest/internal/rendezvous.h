@@ -6,12 +6,17 @@
 // listens on a kernel-chosen loopback port only while the parent holds it.
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include "ranktest/test_options.h"
 
 namespace ranktest::internal {
+
+// A socket listening on a kernel-chosen port of 127.0.0.1 (close-on-exec);
+// sets `port`. Throws `ranktest: cannot open the TCPStore's port: ...`.
+int listenOnLoopback(std::uint16_t& port);
 
 class Rendezvous {
  public:
