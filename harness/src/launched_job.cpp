@@ -15,6 +15,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <vector>
 
+#include "ranktest/internal/attempt_store.h"
 #include "ranktest/internal/duration_text.h"
 #include "ranktest/internal/interrupt.h"
 #include "ranktest/internal/rank_process.h"
@@ -160,7 +161,8 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
   c10d::TCPStoreOptions options;
   options.port = static_cast<std::uint16_t>(port);
   // torchrun's static rendezvous serves its own store at MASTER_PORT and
-  // tells its workers so: then every rank is a client (keys are prefixed).
+  // tells its workers so: then every rank is a client (and the keys of each
+  // attempt of the job are apart: attempt_store.h).
   options.isServer =
       launched->rank == 0 &&
       processEnvironment("TORCHELASTIC_USE_AGENT_STORE") != "True";
@@ -183,7 +185,8 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
   // Before any thread of the store's: the sentinel is a fork. Where it
   // serves the store, this process is one more client.
   try {
-    if (startRankSentinel(host, options, launched->rank, who)) {
+    if (startRankSentinel(host, options, launched->rank, who,
+                          launched->restart_count)) {
       options.isServer = false;
     } else {
       std::cerr << "[ranktest] " << who
@@ -196,7 +199,9 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
     throw cannot(error);
   }
   try {
-    job->store_ = c10::make_intrusive<c10d::TCPStore>(host, options);
+    job->store_ =
+        attemptStore(c10::make_intrusive<c10d::TCPStore>(host, options),
+                     launched->restart_count);
   } catch (const std::exception& error) {
     throw cannot(error);
   }
@@ -206,7 +211,9 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
   second.isServer = false;
   LaunchedJob* watcher = job.get();
   job->responder_ = std::make_unique<StateResponder>(
-      c10::make_intrusive<c10d::TCPStore>(host, second), launched->rank,
+      attemptStore(c10::make_intrusive<c10d::TCPStore>(host, second),
+                   launched->restart_count),
+      launched->rank,
       [watcher](c10d::Store& store) { watcher->watchWaits(store); });
   job->watchdog_ = std::make_unique<StoreWatchdog>(
       *job->responder_, who, address, settings().peer_silence);
@@ -561,7 +568,9 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   launch.node_rank = layout_.node_rank;
   launch.backend = t.backend;
   launch.store = "tcp:" + store_address_;
-  launch.store_prefix = key + "group/";
+  // The body connects anew: its group's keys are this attempt's too.
+  launch.store_prefix =
+      attemptKeyPrefix(launched_.restart_count) + key + "group/";
   launch.gloo_host = gloo_host_;
   launch.timeout = t.timeout();
   launch.test = t.fullName();

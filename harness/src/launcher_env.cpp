@@ -1,5 +1,6 @@
 #include "ranktest/internal/launcher_env.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
 #include <vector>
@@ -19,17 +20,27 @@ class LauncherVariables {
   LauncherVariables(const Environment& env, std::string launcher)
       : env_(env), launcher_(std::move(launcher)) {}
 
-  std::optional<int> optional(const char* name, int min = 0) {
+  static constexpr int kLargest = 1 << 30;
+
+  std::optional<int> optional(const char* name, int min = 0,
+                              int max = kLargest) {
     const std::optional<std::string> text = env_(name);
     if (!text) return std::nullopt;
     char* end = nullptr;
+    errno = 0;
     const long value = std::strtol(text->c_str(), &end, 10);
-    if (*end != '\0' || value < min || value > 1 << 30) {
-      refuse(launcher_, "has " + std::string(name) + "='" + *text +
-                            "', not an integer >= " + std::to_string(min));
+    if (*end != '\0' || errno == ERANGE || value < min || value > max) {
+      refuse(launcher_,
+             "has " + std::string(name) + "='" + *text + "', not an integer " +
+                 (max == kLargest ? ">= " + std::to_string(min)
+                                  : "from " + std::to_string(min) + " to " +
+                                        std::to_string(max)));
     }
     return static_cast<int>(value);
   }
+
+  // A TCP port: rank 0's store listens there.
+  std::optional<int> port(const char* name) { return optional(name, 1, 65535); }
 
   // Missing ones are collected, so that one message names them all.
   int required(const char* name, int min = 0) {
@@ -84,8 +95,10 @@ std::optional<LaunchedRank> torchrun(const Environment& env) {
   r.local_world_size = vars.required("LOCAL_WORLD_SIZE", 1);
   r.master_addr = env("MASTER_ADDR");
   if (!r.master_addr) vars.required("MASTER_ADDR");
-  r.master_port = vars.required("MASTER_PORT", 1);
+  r.master_port = vars.port("MASTER_PORT");
+  if (!r.master_port) vars.required("MASTER_PORT");
   r.node_rank = vars.optional("GROUP_RANK");
+  r.restart_count = vars.optional("TORCHELASTIC_RESTART_COUNT");
   vars.checkComplete("RANK or TORCHELASTIC_RUN_ID is");
   checkLayout(r, vars, "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE");
   return r;
@@ -128,7 +141,7 @@ std::optional<LaunchedRank> srun(const Environment& env) {
   checkLayout(r, vars, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
               "the tasks on this node (SLURM_TASKS_PER_NODE)");
   r.master_addr = env("MASTER_ADDR");
-  r.master_port = vars.optional("MASTER_PORT", 1);
+  r.master_port = vars.port("MASTER_PORT");
   return r;
 }
 
@@ -201,7 +214,7 @@ std::string rendezvousAddress(const LaunchedRank& launched,
   const std::optional<std::string> port = env("MASTER_PORT");
   if (addr && port) {
     LauncherVariables vars(env, launched.launcher);
-    return *addr + ":" + std::to_string(*vars.optional("MASTER_PORT", 1));
+    return *addr + ":" + std::to_string(*vars.port("MASTER_PORT"));
   }
   if (addr || port) {
     refuse(launched.launcher,

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "ranktest/internal/attempt_store.h"
 #include "ranktest/internal/duration_text.h"
 #include "ranktest/internal/process_facts.h"
 #include "ranktest/settings.h"
@@ -94,6 +95,7 @@ void serveIfAsked(const std::string& host, const c10d::TCPStoreOptions& options,
 // cut off or stopped); the main thread watches whether the rank is stopped.
 [[noreturn]] void watchOver(pid_t rank_pid, const std::string& host,
                             c10d::TCPStoreOptions options, int rank,
+                            std::optional<int> restart_count,
                             const std::string& who, int status) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != rank_pid) ::_exit(0);  // the rank is gone already
@@ -107,7 +109,8 @@ void serveIfAsked(const std::string& host, const c10d::TCPStoreOptions& options,
   std::thread([=]() mutable {
     try {
       options.isServer = false;
-      const auto store = c10::make_intrusive<c10d::TCPStore>(host, options);
+      const auto store = attemptStore(
+          c10::make_intrusive<c10d::TCPStore>(host, options), restart_count);
       for (;;) {
         std::this_thread::sleep_for(kPoll);
         if (!store->check({endKey(rank)})) continue;
@@ -148,7 +151,8 @@ void serveIfAsked(const std::string& host, const c10d::TCPStoreOptions& options,
 
 bool startRankSentinel(const std::string& host,
                        const c10d::TCPStoreOptions& options, int rank,
-                       const std::string& who) {
+                       const std::string& who,
+                       std::optional<int> restart_count) {
   if (threadCount() != 1) return false;
   int status[2];
   if (::pipe2(status, O_CLOEXEC) != 0) return false;
@@ -161,7 +165,7 @@ bool startRankSentinel(const std::string& host,
   }
   if (pid == 0) {
     ::close(status[0]);
-    watchOver(rank_pid, host, options, rank, who, status[1]);
+    watchOver(rank_pid, host, options, rank, restart_count, who, status[1]);
   }
   ::close(status[1]);
   const std::optional<std::string> answer =

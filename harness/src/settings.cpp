@@ -33,13 +33,21 @@ std::optional<long> integer(Settings& s, const char* name, long min) {
   return value;
 }
 
-std::optional<double> positive(Settings& s, const char* name) {
+// A positive number of `name`, at least `min` where a smaller one cannot
+// work (saying why).
+std::optional<double> positive(Settings& s, const char* name, double min = 0,
+                               const char* why = "") {
   const char* text = get(name);
   if (!text) return std::nullopt;
   char* end = nullptr;
   const double value = std::strtod(text, &end);
   if (*end != '\0' || !(value > 0)) {
     complain(s, std::string(name) + "='" + text + "' is not a positive number");
+    return std::nullopt;
+  }
+  if (value < min) {
+    complain(s, std::string(name) + "='" + text + "' is below " +
+                    std::to_string(static_cast<int>(min)) + " " + why);
     return std::nullopt;
   }
   return value;
@@ -55,9 +63,14 @@ std::optional<T> choice(
   std::string allowed;
   for (const auto& [word, value] : names) {
     if (std::string(text) == word) return value;
-    allowed += (allowed.empty() ? "" : " or ") + std::string(word);
+    if (!allowed.empty()) allowed += " or ";
+    allowed += word;
   }
-  complain(s, std::string(name) + "='" + text + "' is not " + allowed);
+  // Appended piece by piece: GCC 12 warns falsely (-Warray-bounds) on the
+  // chain of temporaries once this is inlined.
+  std::string message = name;
+  message.append("='").append(text).append("' is not ").append(allowed);
+  complain(s, message);
   return std::nullopt;
 }
 
@@ -115,7 +128,11 @@ Settings parse() {
   }
   s.all_ranks_report =
       integer(s, "RANKTEST_ALL_RANKS_REPORT", 0).value_or(0) != 0;
-  if (auto silence = positive(s, "RANKTEST_PEER_SILENCE")) {
+  // A rank's heartbeat moves every 0.2 s, and a busy machine delays it.
+  if (auto silence = positive(s, "RANKTEST_PEER_SILENCE", 1,
+                              "s: a rank's heartbeat moves every 0.2 s, and "
+                              "a shorter silence would give up on ranks "
+                              "that are only busy")) {
     s.peer_silence =
         std::chrono::milliseconds(static_cast<long>(*silence * 1000));
   }

@@ -40,6 +40,17 @@ using Clock = std::chrono::steady_clock;
 // stops its ranks and writes its XML) and this long before SIGKILL.
 constexpr std::chrono::seconds kTerminateGrace{3};
 
+// Why this process must not fork a test ("runs N threads"), or "" when it
+// may: forking copies only the calling thread, and a lock another thread
+// held stays locked in the child forever.
+std::string whyForkingIsUnsafe() {
+  const std::size_t threads = threadCount();
+  if (threads == 1) return "";
+  if (threads == 0) return "cannot count its threads (no /proc/self/task)";
+  return "runs " + std::to_string(threads) +
+         " threads, and forking it would be unsafe";
+}
+
 void writeAll(int fd, const std::string& text) {
   std::size_t done = 0;
   while (done < text.size()) {
@@ -158,11 +169,10 @@ std::optional<ChildStart> WarmServer::answer(Connection& connection) {
     stopListening();
     return refuse("stale");
   }
-  if (const std::size_t threads = threadCount(); threads != 1) {
+  if (const std::string unsafe = whyForkingIsUnsafe(); !unsafe.empty()) {
     draining_ = true;
     stopListening();
-    return refuse("refuse the warm process has " + std::to_string(threads) +
-                  " threads, and forking it would be unsafe");
+    return refuse("refuse the warm process " + unsafe);
   }
   const pid_t server = ::getpid();
   const pid_t pid = ::fork();
@@ -352,9 +362,8 @@ void serveWarmIfAsked(int* argc, char** argv) {
   if (!::testing::internal::GetArgvs().empty()) {
     cannot("main() initialised googletest before ranktest::init");
   }
-  if (const std::size_t threads = threadCount(); threads != 1) {
-    cannot("static initialisation started " + std::to_string(threads - 1) +
-           " threads, and forking would be unsafe");
+  if (const std::string unsafe = whyForkingIsUnsafe(); !unsafe.empty()) {
+    cannot("after static initialisation it " + unsafe);
   }
   const int listen_fd = listenOnAbstract(arguments->socket_name);
   if (listen_fd < 0) {

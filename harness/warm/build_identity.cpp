@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 namespace ranktest::internal {
 
@@ -29,9 +30,8 @@ std::vector<std::string> mappedFiles() {
   std::string line;
   while (std::getline(maps, line)) {
     // "address perms offset dev inode    path": the path starts at the
-    // first '/' (a replaced file's ends in " (deleted)", and then no longer
-    // names the mapped file: identifying it fails the next check, as it
-    // should). Device files and memfds are not part of a build.
+    // first '/' (a replaced file's ends in " (deleted)": see
+    // identifyFiles). Device files and memfds are not part of a build.
     const std::size_t slash = line.find('/');
     if (slash == std::string::npos) continue;
     std::string path = line.substr(slash);
@@ -44,8 +44,17 @@ std::vector<std::string> mappedFiles() {
 }
 
 std::vector<FileIdentity> identifyFiles(const std::vector<std::string>& paths) {
+  constexpr std::string_view kDeleted = " (deleted)";
   std::vector<FileIdentity> identities;
   for (const std::string& path : paths) {
+    if (path.ends_with(kDeleted)) {
+      // Mapped, then replaced (a library relinked while this process
+      // started): an identity no file has, so that the build counts as
+      // changed. A file deleted for good (a temporary) is no part of it.
+      const std::string now = path.substr(0, path.size() - kDeleted.size());
+      if (identifyFile(now)) identities.push_back(FileIdentity{now});
+      continue;
+    }
     if (auto id = identifyFile(path)) identities.push_back(std::move(*id));
   }
   return identities;

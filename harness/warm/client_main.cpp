@@ -43,6 +43,8 @@ constexpr double kDefaultIdleSeconds = 10;
 // warm process may exit (idle, rebuilt) just as a client connects.
 constexpr int kAttempts = 3;
 
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
 std::atomic<pid_t> g_child{0};
 volatile sig_atomic_t g_pending_signal = 0;
 
@@ -57,6 +59,10 @@ void forwardSignal(int signal) {
 
 [[noreturn]] void runDirectly(const std::string& binary,
                               const std::vector<std::string>& args) {
+  // A signal that came while no test ran yet ends this client as it would
+  // have ended the test; one that comes from now on reaches the binary.
+  for (int signal : kForwardedSignals) ::signal(signal, SIG_DFL);
+  if (g_pending_signal != 0) ::raise(g_pending_signal);
   std::vector<char*> argv{const_cast<char*>(binary.c_str())};
   for (const std::string& arg : args)
     argv.push_back(const_cast<char*>(arg.c_str()));
@@ -171,9 +177,22 @@ int runWarm(const std::string& binary, const std::vector<std::string>& args) {
     if (ranktest::internal::peerUid(fd) != static_cast<long>(::getuid())) {
       runDirectlyBecause("its socket belongs to another user", binary, args);
     }
+    if (!sendPacket(fd, packet, {0, 1, 2})) {
+      const int error = errno;
+      ::close(fd);
+      // Anything but a closed peer is this client's own problem (arguments
+      // past the socket's buffer, a closed standard stream): no retry cures
+      // it.
+      if (error != EPIPE && error != ECONNRESET && error != ENOTCONN) {
+        runDirectlyBecause(
+            std::string("cannot send it the test: ") + std::strerror(error),
+            binary, args);
+      }
+      continue;  // it exited (idle) as we came: start another
+    }
     std::string answer;
-    if (!sendPacket(fd, packet, {0, 1, 2}) || !receivePacket(fd, answer)) {
-      ::close(fd);  // it exited (idle) as we came: start another
+    if (!receivePacket(fd, answer)) {
+      ::close(fd);  // it exited as we came: start another
       continue;
     }
     if (answer.rfind("pid ", 0) == 0) {
@@ -205,7 +224,8 @@ std::string absolutePath(const char* path) {
 
 int main(int argc, char** argv) {
   if (argc == 4 && std::strcmp(argv[1], "--list-tests") == 0) {
-    return ranktest::warm::printTestList(argv[2], absolutePath(argv[3]));
+    return ranktest::warm::printTestList(argv[2], absolutePath(argv[3]),
+                                         environ);
   }
   if (argc < 2 || argv[1][0] == '-') {
     std::cerr << "usage: ranktest_warm_client <test binary> [args...]\n"
@@ -225,8 +245,6 @@ int main(int argc, char** argv) {
   struct sigaction forward {};
   forward.sa_handler = forwardSignal;
   sigemptyset(&forward.sa_mask);
-  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
-    ::sigaction(signal, &forward, nullptr);
-  }
+  for (int signal : kForwardedSignals) ::sigaction(signal, &forward, nullptr);
   return runWarm(binary, args);
 }

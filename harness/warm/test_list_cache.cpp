@@ -20,15 +20,25 @@ namespace {
 
 using internal::FileIdentity;
 
-constexpr char kHeader[] = "ranktest-test-list 1";
+// 2: the environment's hash follows the header.
+constexpr char kHeader[] = "ranktest-test-list 2";
 constexpr char kEndOfIdentities[] = "--";
 
-// The cached listing, if the cache describes this very build of `binary`.
+std::string environmentLine(char** envp) {
+  return "environment " + std::to_string(internal::environmentHash(envp));
+}
+
+// The cached listing, if the cache describes this very build of `binary`
+// listed in this environment.
 std::optional<std::string> cachedListing(const std::string& cache_path,
-                                         const FileIdentity& binary) {
+                                         const FileIdentity& binary,
+                                         char** envp) {
   std::ifstream in(cache_path);
   std::string line;
   if (!std::getline(in, line) || line != kHeader) return std::nullopt;
+  if (!std::getline(in, line) || line != environmentLine(envp)) {
+    return std::nullopt;
+  }
   std::vector<FileIdentity> identities;
   while (std::getline(in, line) && line != kEndOfIdentities) {
     std::optional<FileIdentity> id = internal::decodeIdentity(line);
@@ -90,11 +100,12 @@ std::vector<std::string> readLines(const std::string& path) {
 
 }  // namespace
 
-int printTestList(const std::string& cache_path, const std::string& binary) {
+int printTestList(const std::string& cache_path, const std::string& binary,
+                  char** envp) {
   const std::optional<FileIdentity> before = internal::identifyFile(binary);
   if (before) {
     if (std::optional<std::string> listing =
-            cachedListing(cache_path, *before)) {
+            cachedListing(cache_path, *before, envp)) {
       std::cout << *listing << std::flush;
       return 0;
     }
@@ -119,6 +130,7 @@ int printTestList(const std::string& cache_path, const std::string& binary) {
   {
     std::ofstream out(temporary, std::ios::trunc);
     out << kHeader << '\n'
+        << environmentLine(envp) << '\n'
         << internal::encodeIdentities(identities) << kEndOfIdentities << '\n'
         << run.listing;
     if (!out) {

@@ -45,6 +45,18 @@ sockaddr_un abstractAddress(const std::string& name, socklen_t& length) {
 
 }  // namespace
 
+std::uint64_t environmentHash(char** envp) {
+  std::vector<std::string> environment;
+  for (char** e = envp; e != nullptr && *e != nullptr; ++e) {
+    environment.emplace_back(*e);
+  }
+  // The same variables in another order are the same environment.
+  std::sort(environment.begin(), environment.end());
+  NameHash hash;
+  for (const std::string& variable : environment) hash.add(variable);
+  return hash.value();
+}
+
 std::string encodeServeFlag(const WarmServeArguments& arguments) {
   return std::string(kWarmServeFlag) + arguments.socket_name + "," +
          std::to_string(arguments.ready_fd) + "," +
@@ -87,12 +99,7 @@ std::string warmSocketName(const FileIdentity& binary, pid_t owner,
   hash.addValue(binary.mtime_ns);
   hash.addValue(owner);
   hash.addValue(argument_count);
-  std::vector<std::string> environment;
-  for (char** e = envp; e != nullptr && *e != nullptr; ++e) {
-    environment.emplace_back(*e);
-  }
-  std::sort(environment.begin(), environment.end());
-  for (const std::string& variable : environment) hash.add(variable);
+  hash.addValue(environmentHash(envp));
   char name[96];
   std::snprintf(name, sizeof(name), "ranktest-warm-%d-%u-%016llx",
                 kWarmProtocolVersion, static_cast<unsigned>(::getuid()),

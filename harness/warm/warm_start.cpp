@@ -26,7 +26,7 @@ constexpr int kReadyFd = 3;
 // In the grandchild: becomes the warm process. Only async-signal-safe calls
 // between fork and exec, on memory prepared before the fork.
 [[noreturn]] void execWarmProcess(const char* binary, char* const* argv,
-                                  int ready_write) {
+                                  int ready_write, int open_files_limit) {
   const int devnull = ::open("/dev/null", O_RDWR);
   for (int stream = 0; stream < 3; ++stream) ::dup2(devnull, stream);
   if (ready_write == kReadyFd) {
@@ -36,7 +36,11 @@ constexpr int kReadyFd = 3;
   }
   // Nothing of ctest's: a warm process holding a test's output pipe would
   // keep ctest waiting for that test's end until the warm process ended.
-  ::close_range(kReadyFd + 1, ~0U, 0);
+  // (close_range came with Linux 5.9; pidfd_open, which a warm process
+  // needs, with 5.3.)
+  if (::close_range(kReadyFd + 1, ~0U, 0) != 0) {
+    for (int fd = kReadyFd + 1; fd < open_files_limit; ++fd) ::close(fd);
+  }
   char line[32];
   const int length = snprintf(line, sizeof(line), "pid %d\n", ::getpid());
   if (length > 0) (void)!::write(kReadyFd, line, static_cast<size_t>(length));
@@ -61,6 +65,9 @@ WarmStart startWarmProcess(const std::string& binary,
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
+  const long max_fds = ::sysconf(_SC_OPEN_MAX);
+  const int open_files_limit =
+      max_fds > 0 && max_fds < (1 << 20) ? static_cast<int>(max_fds) : 1 << 20;
   int ready[2];
   if (::pipe2(ready, O_CLOEXEC) != 0) {
     return {"cannot", std::string("pipe2: ") + std::strerror(errno)};
@@ -70,7 +77,9 @@ WarmStart startWarmProcess(const std::string& binary,
     // A session of its own (no terminal's signals), and not our child:
     // the leader exits at once and the warm process is re-parented.
     ::setsid();
-    if (::fork() == 0) execWarmProcess(binary.c_str(), argv.data(), ready[1]);
+    if (::fork() == 0) {
+      execWarmProcess(binary.c_str(), argv.data(), ready[1], open_files_limit);
+    }
     ::_exit(0);
   }
   ::close(ready[1]);
@@ -100,8 +109,12 @@ WarmStart startWarmProcess(const std::string& binary,
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         give_up - std::chrono::steady_clock::now());
     pollfd fd{ready[0], POLLIN, 0};
-    if (left.count() <= 0 ||
-        ::poll(&fd, 1, static_cast<int>(left.count())) == 0) {
+    const int polled =
+        left.count() <= 0 ? 0 : ::poll(&fd, 1, static_cast<int>(left.count()));
+    // A signal (forwarded to the test once it runs) must not turn the
+    // bounded wait into read()'s unbounded one.
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled == 0) {
       // Silent past the limit: stop it.
       if (said.rfind("pid ", 0) == 0) {
         ::kill(static_cast<pid_t>(std::atol(said.c_str() + 4)), SIGKILL);

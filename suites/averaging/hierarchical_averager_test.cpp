@@ -142,8 +142,15 @@ RANKTEST_F(AveragingHierarchical, RejectsBadHierarchies) {
       [&] {
         make({{2, 3}, {4, 4}});
       },
-      "newSubgroups: expected a group size in [1, 4] that "
-      "divides the world size 4, got 3");
+      "expected group sizes that divide the process group's size 4, got 3 "
+      "for period 2");
+  // Refused before the valid size's subgroups are made (a collective).
+  expectInvalidArgument(
+      [&] {
+        make({{2, 2}, {3, 3}, {6, 4}});
+      },
+      "expected group sizes that divide the process group's size 4, got 3 "
+      "for period 3");
   // A longest period of 1 is allowed (PyTorch only warns).
   make({{1, 4}});
 }

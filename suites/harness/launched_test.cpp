@@ -51,6 +51,18 @@ std::vector<std::string> launcherCommand(const std::string& launcher,
           std::to_string(ranks)};
 }
 
+// The files a run left in its TMPDIR but what PyTorch leaves: torchrun's
+// log directory, and the compile cache (torchinductor_USER) of a process
+// that imported torch._dynamo.
+std::vector<std::string> filesLeftButPyTorchs(const InnerResult& result) {
+  std::vector<std::string> files = result.files_left;
+  std::erase_if(files, [](const std::string& file) {
+    return file.rfind("torchelastic_", 0) == 0 ||
+           file.rfind("torchinductor_", 0) == 0;
+  });
+  return files;
+}
+
 class HarnessLaunched : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -80,11 +92,7 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
     // what PyTorch leaves: torchrun's log directory, and the compile cache
     // (torchinductor_USER) of a process that imported torch._dynamo.
     EXPECT_THAT(result.processes_left, IsEmpty()) << result.output;
-    std::erase_if(result.files_left, [](const std::string& file) {
-      return file.rfind("torchelastic_", 0) == 0 ||
-             file.rfind("torchinductor_", 0) == 0;
-    });
-    EXPECT_THAT(result.files_left, IsEmpty()) << result.output;
+    EXPECT_THAT(filesLeftButPyTorchs(result), IsEmpty()) << result.output;
     if (!rank_zero_reports) return result;
     // Rank 0 alone reports, in one XML.
     EXPECT_EQ(countOccurrences(result.output, "[==========] Running"), 1u)
@@ -214,6 +222,36 @@ TEST_P(HarnessLaunched, SpawnedBodiesFindTheirTestAtTheLaunchedSize) {
   const InnerResult r = run("InnerCell.AnySize/*", /*ranks=*/3, "spawn");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, ContainsRegex("OK \\] InnerCell\\.AnySize/gloo_ws3"));
+}
+
+// torchrun restarts a failed job (--max_restarts) with the store of the
+// attempt before: the new attempt runs as if first, and passes.
+TEST(HarnessLaunchedRestart, RestartedJobSeesNothingOfTheAttemptBefore) {
+  if (::access(kTorchrun, X_OK) != 0) {
+    GTEST_SKIP() << kTorchrun << " is not installed (ci/setup installs it)";
+  }
+  InnerOptions options;
+  options.launcher = launcherCommand("torchrun", 2);
+  options.launcher.insert(options.launcher.end() - 1, "--max_restarts=1");
+  options.filter = "InnerLaunchedRestart.FailsInTheFirstAttemptOnly/gloo_ws2";
+  options.args = {"--gtest_color=no"};
+  spawnUnderSanitizer(options);
+  options.env["RANKTEST_PEER_SILENCE"] = "4";
+  options.limit = 120s * kSanitizerSlowdown;
+  const InnerResult r = runInner(options);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  // Two attempts, each reported by its rank 0: the first failed, the
+  // second passed on its own.
+  EXPECT_EQ(countOccurrences(r.output, "[==========] Running"), 2u) << r.output;
+  EXPECT_THAT(r.output, AllOf(HasSubstr("rank 1 fails in attempt 0"),
+                              HasSubstr("[rank 1] rank 1 runs attempt 0")));
+  const std::size_t second = r.output.rfind("[==========] Running");
+  ASSERT_NE(second, std::string::npos) << r.output;
+  EXPECT_THAT(r.output.substr(second),
+              AllOf(HasSubstr("[  PASSED  ] 1 test"), Not(HasSubstr("FAILED"))))
+      << r.output;
+  EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
+  EXPECT_THAT(filesLeftButPyTorchs(r), IsEmpty()) << r.output;
 }
 
 // A rank that never reaches the job's store (rank 1 is another program

@@ -112,7 +112,26 @@ TEST(HarnessLauncherEnv, InconsistentOrNonNumericValuesAreRefused) {
   Variables text = kTorchrun;
   text["MASTER_PORT"] = "http";
   EXPECT_THAT(refusal(text),
-              HasSubstr("MASTER_PORT='http', not an integer >= 1"));
+              HasSubstr("MASTER_PORT='http', not an integer from 1 to 65535"));
+  // Not wrapped into another port: 70000 would listen on 4464.
+  Variables too_high = kTorchrun;
+  too_high["MASTER_PORT"] = "70000";
+  EXPECT_THAT(refusal(too_high),
+              HasSubstr("MASTER_PORT='70000', not an integer from 1 to 65535"));
+}
+
+// torchrun's store outlives an attempt of the job: a restarted one knows
+// which it is.
+TEST(HarnessLauncherEnv, TorchrunRestartCountIsRead) {
+  EXPECT_EQ(detectLauncher(environment(kTorchrun))->restart_count,
+            std::nullopt);
+  Variables restarted = kTorchrun;
+  restarted["TORCHELASTIC_RESTART_COUNT"] = "2";
+  EXPECT_EQ(detectLauncher(environment(restarted))->restart_count, 2);
+  restarted["TORCHELASTIC_RESTART_COUNT"] = "-1";
+  EXPECT_THAT(
+      refusal(restarted),
+      HasSubstr("TORCHELASTIC_RESTART_COUNT='-1', not an integer >= 0"));
 }
 
 TEST(HarnessLauncherEnv, OpenMpiWithoutAddressOnOneNodeDerivesOne) {

@@ -126,11 +126,15 @@ INSTANTIATE_TEST_SUITE_P(Harness, HarnessDebugRank, ::testing::Values("0", "1"),
 TEST(HarnessEnvironment, BadValueFailsEveryDistributedTestWithTheReason) {
   InnerOptions options;
   options.filter = "InnerReports.Passes/*";
-  options.env = {{"RANKTEST_START_METHOD", "vfork"}};
+  options.env = {{"RANKTEST_START_METHOD", "vfork"},
+                 {"RANKTEST_PEER_SILENCE", "0.1"}};
   const InnerResult r = runInner(options);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output,
-              HasSubstr("RANKTEST_START_METHOD='vfork' is not fork or spawn"));
+              AllOf(HasSubstr("RANKTEST_START_METHOD='vfork' is not fork or "
+                              "spawn"),
+                    HasSubstr("RANKTEST_PEER_SILENCE='0.1' is below 1 s: a "
+                              "rank's heartbeat moves every 0.2 s")));
 }
 
 TEST(HarnessEnvironment, NcclWithoutNcclSkipsWithItsCode) {

@@ -289,6 +289,28 @@ rm -f list l1 l2 l3 suite
                               HasSubstr("list3=0"), HasSubstr("listed anew")));
 }
 
+// The environment chooses what a listing holds (GTEST_FILTER, WORLD_SIZE,
+// BACKEND, RANKTEST_*): a listing cached in one is never served in another.
+TEST(HarnessWarm, TestListIsListedAnewInAnotherEnvironment) {
+  const InnerResult r = runScript(R"sh(
+cp "$INNER" suite
+GTEST_FILTER='InnerWarm.*' "$CLIENT" --list-tests list suite >l1
+echo "list1=$?"
+"$CLIENT" --list-tests list suite >l2; echo "list2=$?"
+grep -q '^InnerWarm\.' l1 && ! grep -q '^InnerReports\.' l1 &&
+  echo "filtered listing"
+grep -q '^InnerWarm\.' l2 && grep -q '^InnerReports\.' l2 &&
+  echo "whole listing"
+GTEST_FILTER='InnerWarm.*' "$CLIENT" --list-tests list suite >l3
+cmp -s l1 l3 && echo "filtered again"
+rm -f list l1 l2 l3 suite
+)sh");
+  EXPECT_THAT(r.output,
+              AllOf(HasSubstr("list1=0"), HasSubstr("list2=0"),
+                    HasSubstr("filtered listing"), HasSubstr("whole listing"),
+                    HasSubstr("filtered again")));
+}
+
 // A main() that initialised googletest before ranktest::init cannot be
 // served warm (its flags are parsed already): the client says so and runs
 // the binary directly, and the test passes.

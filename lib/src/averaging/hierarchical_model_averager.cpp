@@ -25,6 +25,15 @@ void checkHierarchy(const std::map<int, int>& period_group_sizes,
                      world_size, ", got ", last);
   DISTALGO_CHECK_ARG(warmup_steps >= 0, kHierarchicalAverager,
                      "expected warmup_steps >= 0, got ", warmup_steps);
+  // Every size before any subgroup is made: making one is a collective.
+  for (const auto& [period, size] : period_group_sizes) {
+    DISTALGO_CHECK_ARG(
+        size >= 1 && size <= world_size && world_size % size == 0,
+        kHierarchicalAverager,
+        "expected group sizes that divide the process group's "
+        "size ",
+        world_size, ", got ", size, " for period ", period);
+  }
 }
 
 }  // namespace

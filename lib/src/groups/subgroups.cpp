@@ -11,6 +11,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #include "internal/check.h"
+#include "internal/collective_device.h"
 #include "torch_compat/process_group.h"
 
 namespace distalgo::groups {
@@ -25,7 +26,8 @@ constexpr const char* kNextIdKey = "distalgo/groups/next_id";
 std::int64_t reserveGroupIds(const c10::intrusive_ptr<c10d::Store>& store,
                              const c10::intrusive_ptr<c10d::ProcessGroup>& pg,
                              int count) {
-  auto first = at::zeros({1}, at::kLong);
+  auto first = at::zeros({1}, at::TensorOptions(at::kLong).device(
+                                  distalgo::internal::collectiveDevice(*pg)));
   if (pg->getRank() == 0) first.fill_(store->add(kNextIdKey, count) - count);
   std::vector<at::Tensor> tensors{first};
   pg->broadcast(tensors)->wait();

@@ -111,7 +111,8 @@ c10::intrusive_ptr<Future> compress(const std::shared_ptr<PowerSgdState>& state,
 }  // namespace
 
 ddp::CommHook batchedPowerSgdHook(std::shared_ptr<PowerSgdState> state) {
-  return internal::allreduceUntilStart(std::move(state), &compress);
+  return internal::allreduceUntilStart(std::move(state), &compress,
+                                       "batchedPowerSgdHook");
 }
 
 }  // namespace distalgo::hooks

@@ -5,11 +5,16 @@
 #include "distalgo/hooks/bf16_allreduce.h"
 #include "hooks/internal/reduced_future.h"
 #include "hooks/internal/sum_by_chunks.h"
+#include "internal/check.h"
 
 namespace distalgo::hooks {
 
 ddp::CommHook allreduceHook(c10::intrusive_ptr<c10d::ProcessGroup> pg,
                             HalfSum half_sum) {
+  // fp16CompressHook and bf16CompressHook wrap this one.
+  DISTALGO_CHECK_ARG(pg,
+                     "distalgo::hooks::allreduceHook: expected a process "
+                     "group, got null");
   return [pg = std::move(pg), half_sum](ddp::GradBucket& bucket) {
     const at::Tensor& buffer = bucket.buffer();
     buffer.div_(pg->getSize());

@@ -240,7 +240,8 @@ c10::intrusive_ptr<Future> compress(const std::shared_ptr<PowerSgdState>& state,
 }  // namespace
 
 ddp::CommHook powerSgdHook(std::shared_ptr<PowerSgdState> state) {
-  return internal::allreduceUntilStart(std::move(state), &compress);
+  return internal::allreduceUntilStart(std::move(state), &compress,
+                                       "powerSgdHook");
 }
 
 }  // namespace distalgo::hooks

@@ -15,6 +15,11 @@ constexpr std::uint32_t kLargestSeed = 999'999'999;
 PowerSgdState::PowerSgdState(c10::intrusive_ptr<c10d::ProcessGroup> pg,
                              PowerSgdOptions options)
     : pg_(std::move(pg)), options_(options), rng_(options.random_seed) {
+  // PyTorch accepts 0, and then zeroes every compressed gradient.
+  DISTALGO_CHECK_ARG(options_.matrix_approximation_rank >= 1,
+                     "PowerSgdState: matrix_approximation_rank must be at "
+                     "least 1, got ",
+                     options_.matrix_approximation_rank);
   // Both memories are keyed by bucket index, and DDP rebuilds its buckets
   // after the first iteration: state kept before then would not fit.
   // PyTorch's message, word for word.

@@ -95,6 +95,9 @@ c10::intrusive_ptr<c10::ivalue::Future> quantizeAndAverage(
 }  // namespace
 
 ddp::CommHook quantizationPerTensorHook(Group pg) {
+  DISTALGO_CHECK_ARG(pg,
+                     "quantizationPerTensorHook: expected a process group, "
+                     "got null");
   return [pg = std::move(pg)](ddp::GradBucket& bucket) {
     const at::Tensor& buffer = bucket.buffer();
     if (buffer.numel() == 0) return internal::completedFuture(buffer);
@@ -108,6 +111,9 @@ ddp::CommHook quantizationPerTensorHook(Group pg) {
 }
 
 ddp::CommHook quantizationPerChannelHook(Group pg, std::int64_t bucket_size) {
+  DISTALGO_CHECK_ARG(pg,
+                     "quantizationPerChannelHook: expected a process "
+                     "group, got null");
   DISTALGO_CHECK_ARG(
       bucket_size >= 1,
       "quantizationPerChannelHook: bucket_size must be at least 1, got ",

@@ -109,22 +109,28 @@ void allToAll(const ProcessGroupPtr& pg, std::vector<at::Tensor>& outputs,
         std::vector<std::int64_t> receive_splits = numelsOf(out);
         const std::optional<at::Tensor> in_span = spanOf(in);
         const std::optional<at::Tensor> out_span = spanOf(out);
+        // Staged where the words are: NCCL moves CUDA memory only.
+        const c10::Device device = in.empty() ? c10::kCPU : in[0].device();
+        auto stage = [&device](internal::StagingSlot slot, std::int64_t n) {
+          return device.is_cpu()
+                     ? internal::staging(slot, n, at::kHalf)
+                     : at::empty({n},
+                                 at::TensorOptions(at::kHalf).device(device));
+        };
         at::Tensor send;
         if (in_span) {
           send = *in_span;
         } else {
-          send = internal::staging(internal::StagingSlot::kSent,
-                                   sumOf(send_splits), at::kHalf);
+          send = stage(internal::StagingSlot::kSent, sumOf(send_splits));
           std::int64_t sent = 0;
           for (const at::Tensor& t : in) {
             send.narrow(0, sent, t.numel()).copy_(t.reshape(-1));
             sent += t.numel();
           }
         }
-        at::Tensor received =
-            out_span ? *out_span
-                     : internal::staging(internal::StagingSlot::kReceived,
-                                         sumOf(receive_splits), at::kHalf);
+        at::Tensor received = out_span ? *out_span
+                                       : stage(internal::StagingSlot::kReceived,
+                                               sumOf(receive_splits));
         pg->alltoall_base(received, send, receive_splits, send_splits)->wait();
         if (out_span) return;
         std::int64_t offset = 0;

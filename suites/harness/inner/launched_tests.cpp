@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <string>
 #include <thread>
 
 #include "process_probe.h"
@@ -45,6 +46,23 @@ RANKTEST_F(InnerLaunched, A_Rank1StopsItsSupervisor,
 
 // After the job gave up on rank 1 this must fail at once, naming it.
 RANKTEST_F(InnerLaunched, B_RunsAfterTheLostRank) { pg()->barrier()->wait(); }
+
+class InnerLaunchedRestart : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
+};
+
+// Fails in rank 1 in torchrun's first attempt of the job, and passes in the
+// next (--max_restarts), which must not see the first's reports.
+RANKTEST_F(InnerLaunchedRestart, FailsInTheFirstAttemptOnly) {
+  const char* attempt = std::getenv("TORCHELASTIC_RESTART_COUNT");
+  ASSERT_NE(attempt, nullptr) << "runs under torchrun only";
+  std::cout << "rank " << rank() << " runs attempt " << attempt << std::endl;
+  if (rank() == 1 && std::string(attempt) == "0") {
+    ADD_FAILURE() << "rank 1 fails in attempt 0";
+  }
+  pg()->barrier()->wait();
+}
 
 class InnerLaunchedRankZero : public ranktest::DistributedTest {
  public:

@@ -32,7 +32,9 @@ std::optional<FileIdentity> identifyFile(const std::string& path);
 // libraries), from /proc/self/maps, each once.
 std::vector<std::string> mappedFiles();
 
-// Identities of `paths`; a path that is no regular file is left out.
+// Identities of `paths`; a path that is no regular file is left out. A
+// mapped path "<file> (deleted)" whose <file> exists again (replaced since
+// it was mapped) gets an identity no file has, so that stillTheSame fails.
 std::vector<FileIdentity> identifyFiles(const std::vector<std::string>& paths);
 
 // Whether every file in `identities` is still the same file, unmodified.

@@ -24,6 +24,9 @@ struct LaunchedRank {
   // not say (see rendezvousAddress()).
   std::optional<std::string> master_addr;
   std::optional<int> master_port;
+  // torchrun's restarts of the job so far (TORCHELASTIC_RESTART_COUNT): its
+  // store outlives an attempt, so each attempt keeps to keys of its own.
+  std::optional<int> restart_count;
 };
 
 // A variable's value, or nullopt when it is unset or empty.

@@ -12,6 +12,7 @@
 // server thread holds at that moment.
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -21,12 +22,14 @@ namespace ranktest::internal {
 // Forks the sentinel of this process, rank `rank` (`who` names it in its
 // message), which joins the store at `host` with `options` as a client, or
 // serves it where `options.isServer`: then this returns once the server
-// listens, and throws its error if it cannot start. Returns false, starting
+// listens, and throws its error if it cannot start. Its keys are those of
+// attempt `restart_count` (attempt_store.h). Returns false, starting
 // nothing, when this process already runs threads: a fork would copy their
 // locks held.
 bool startRankSentinel(const std::string& host,
                        const c10d::TCPStoreOptions& options, int rank,
-                       const std::string& who);
+                       const std::string& who,
+                       std::optional<int> restart_count);
 
 // Asks `rank`'s sentinel, through `store`, to end that rank, saying
 // `reason`; waits up to `wait` for it to acknowledge. Returns whether it did

@@ -19,6 +19,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,11 @@ struct WarmServeArguments {
 };
 std::string encodeServeFlag(const WarmServeArguments& arguments);
 std::optional<WarmServeArguments> decodeServeFlag(const char* argument);
+
+// A hash of environment `envp`, whatever the order of its variables: what
+// static initialisation may read (WORLD_SIZE, BACKEND, RANKTEST_*,
+// GTEST_FILTER choose what registers and what a listing prints).
+std::uint64_t environmentHash(char** envp);
 
 // The abstract socket name of the warm process for one build of `binary`,
 // serving clients of `owner` (the ctest run) with `argument_count` arguments

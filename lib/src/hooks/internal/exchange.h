@@ -16,8 +16,9 @@ namespace distalgo::hooks::internal {
 // Sends to[r] to every rank r but this one and receives from[r] from it (both
 // indexed by rank, contiguous; this rank's entries are not used), with
 // `tag`; returns once all have moved. An empty tensor moves nothing: both
-// ends must agree on the sizes. Every rank calls it in the same order. Not
-// for NCCL, whose receive and send of one pair would wait on each other.
+// ends must agree on the sizes. Tensors off the host (CUDA) move through
+// host copies. Every rank calls it in the same order. Not for NCCL, whose
+// receive and send of one pair would wait on each other.
 void exchange(c10d::ProcessGroup& pg, const std::vector<at::Tensor>& to,
               const std::vector<at::Tensor>& from, int tag);
 

@@ -10,6 +10,7 @@
 #include "distalgo/hooks/default_hooks.h"
 #include "distalgo/hooks/powersgd_state.h"
 #include "hooks/internal/issue_order.h"
+#include "internal/check.h"
 
 namespace distalgo::hooks::internal {
 
@@ -19,8 +20,13 @@ using Compress = c10::intrusive_ptr<c10::ivalue::Future> (*)(
     const std::shared_ptr<PowerSgdState>& state, IssueOrder& order,
     ddp::GradBucket& bucket);
 
+// `hook` names the caller in errors.
 inline ddp::CommHook allreduceUntilStart(std::shared_ptr<PowerSgdState> state,
-                                         Compress compress) {
+                                         Compress compress, const char* hook) {
+  DISTALGO_CHECK_ARG(state, "distalgo::hooks::", hook,
+                     ": expected a state, got nullptr");
+  DISTALGO_CHECK_ARG(state->processGroup(), "distalgo::hooks::", hook,
+                     ": expected a state with a process group, got null");
   ddp::CommHook allreduce = allreduceHook(state->processGroup());
   return [state = std::move(state), allreduce = std::move(allreduce), compress,
           order = std::make_shared<IssueOrder>()](ddp::GradBucket& bucket) {

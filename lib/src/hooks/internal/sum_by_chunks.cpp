@@ -41,6 +41,14 @@ c10::intrusive_ptr<c10::ivalue::Future> sumByChunks(
     if (!output.is_same(input)) output.copy_(input);
     return completedFuture(output);
   }
+  if (!input.is_cpu() || !output.is_cpu()) {
+    // The chunks are summed on the host, and Gloo moves host memory only:
+    // a CUDA bucket goes through a host copy, summed the same way.
+    const at::Tensor host = input.cpu();
+    sumByChunks(pg, host, host, format);
+    output.copy_(host);
+    return completedFuture(output);
+  }
   const std::int64_t chunk = (n + world - 1) / world;
   // Gloo moves 16-bit words as float16, whatever they hold.
   const at::Tensor words = input.reshape(-1).contiguous().view(at::kHalf);

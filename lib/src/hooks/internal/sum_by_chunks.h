@@ -18,8 +18,9 @@ namespace distalgo::hooks::internal {
 // Sums `input` (float16 or bfloat16 words) over `pg` into `output` (the same
 // number of 16-bit elements; may be `input`) and returns a future of
 // `output`. The words are read as `format`'s float32 values, summed in
-// float32 in rank order, and the sum rounded to `format` once. Both phases
-// run before this returns: the future is complete.
+// float32 in rank order, and the sum rounded to `format` once (on the host:
+// a CUDA tensor goes through a host copy). Both phases run before this
+// returns: the future is complete.
 c10::intrusive_ptr<c10::ivalue::Future> sumByChunks(
     const c10::intrusive_ptr<c10d::ProcessGroup>& pg, const at::Tensor& input,
     const at::Tensor& output, const quantization::internal::WordFormat& format);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "internal/collective_device.h"
 #include "zero/internal/optimizer_archive.h"
 
 namespace distalgo::zero::internal {
@@ -31,17 +32,20 @@ std::string broadcastBytes(c10d::ProcessGroup& pg, int source,
                            const std::string& bytes) {
   c10d::BroadcastOptions options;
   options.rootRank = source;
+  const c10::Device device = distalgo::internal::collectiveDevice(pg);
   std::vector<at::Tensor> length{
-      at::full({1}, static_cast<std::int64_t>(bytes.size()), at::kLong)};
+      at::full({1}, static_cast<std::int64_t>(bytes.size()),
+               at::TensorOptions(at::kLong).device(device))};
   pg.broadcast(length, options)->wait();
-  std::vector<at::Tensor> data{
-      at::empty({length[0].item<std::int64_t>()}, at::kByte)};
+  at::Tensor host = at::empty({length[0].item<std::int64_t>()}, at::kByte);
   if (pg.getRank() == source) {
-    std::memcpy(data[0].data_ptr(), bytes.data(), bytes.size());
+    std::memcpy(host.data_ptr(), bytes.data(), bytes.size());
   }
+  std::vector<at::Tensor> data{host.to(device)};
   pg.broadcast(data, options)->wait();
-  return {static_cast<const char*>(data[0].data_ptr()),
-          static_cast<std::size_t>(data[0].numel())};
+  host = data[0].cpu();
+  return {static_cast<const char*>(host.data_ptr()),
+          static_cast<std::size_t>(host.numel())};
 }
 
 }  // namespace

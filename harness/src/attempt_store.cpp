@@ -1,0 +1,28 @@
+#include "ranktest/internal/attempt_store.h"
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <utility>
+
+namespace ranktest::internal {
+
+namespace {
+
+std::string attemptName(int restart_count) {
+  return "attempt_" + std::to_string(restart_count);
+}
+
+}  // namespace
+
+c10::intrusive_ptr<c10d::Store> attemptStore(
+    c10::intrusive_ptr<c10d::Store> store, std::optional<int> restart_count) {
+  if (!restart_count) return store;
+  // PrefixStore joins its prefix and a key with '/': attemptKeyPrefix().
+  return c10::make_intrusive<c10d::PrefixStore>(attemptName(*restart_count),
+                                                std::move(store));
+}
+
+std::string attemptKeyPrefix(std::optional<int> restart_count) {
+  return restart_count ? attemptName(*restart_count) + "/" : "";
+}
+
+}  // namespace ranktest::internal

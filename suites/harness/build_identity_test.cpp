@@ -1,0 +1,80 @@
+// What names a build for the warm processes and the cached test listing:
+// the identities of the files a process mapped, and its environment.
+
+#include "ranktest/internal/build_identity.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "ranktest/internal/warm_protocol.h"
+
+namespace {
+
+using ranktest::internal::environmentHash;
+using ranktest::internal::identifyFiles;
+using ranktest::internal::stillTheSame;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+class HarnessBuildIdentity : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern =
+        std::filesystem::temp_directory_path() / "ranktest-identity-XXXXXX";
+    const int fd = ::mkstemp(pattern.data());
+    ASSERT_GE(fd, 0);
+    ::close(fd);
+    file_ = pattern;
+    std::ofstream(file_) << "a library";
+  }
+  void TearDown() override { ::unlink(file_.c_str()); }
+  std::string file_;
+};
+
+TEST_F(HarnessBuildIdentity, UnchangedFileIsStillTheSame) {
+  const auto identities = identifyFiles({file_});
+  ASSERT_THAT(identities, SizeIs(1));
+  EXPECT_TRUE(stillTheSame(identities));
+  std::ofstream(file_, std::ios::app) << ", rebuilt";
+  EXPECT_FALSE(stillTheSame(identities));
+}
+
+// A library replaced while the process started shows in /proc/self/maps as
+// "<path> (deleted)": the process runs the old code, so its build has
+// changed already.
+TEST_F(HarnessBuildIdentity, FileReplacedSinceItWasMappedCountsAsChanged) {
+  const auto identities = identifyFiles({file_ + " (deleted)"});
+  ASSERT_THAT(identities, SizeIs(1));
+  EXPECT_EQ(identities[0].path, file_);
+  EXPECT_FALSE(stillTheSame(identities));
+}
+
+// A temporary file mapped and deleted for good is no part of the build.
+TEST_F(HarnessBuildIdentity, FileDeletedForGoodIsLeftOut) {
+  EXPECT_THAT(identifyFiles({file_ + ".gone (deleted)", file_ + ".none"}),
+              IsEmpty());
+}
+
+TEST(HarnessEnvironmentHash, OrderDoesNotMatterButEveryVariableDoes) {
+  std::vector<std::string> one{"A=1", "GTEST_FILTER=Foo.*", "WORLD_SIZE=2"};
+  std::vector<std::string> other{"WORLD_SIZE=2", "A=1", "GTEST_FILTER=Foo.*"};
+  std::vector<std::string> unfiltered{"A=1", "WORLD_SIZE=2"};
+  auto hashOf = [](std::vector<std::string>& variables) {
+    std::vector<char*> envp;
+    envp.reserve(variables.size() + 1);
+    for (std::string& v : variables) envp.push_back(v.data());
+    envp.push_back(nullptr);
+    return environmentHash(envp.data());
+  };
+  EXPECT_EQ(hashOf(one), hashOf(other));
+  EXPECT_NE(hashOf(one), hashOf(unfiltered));
+}
+
+}  // namespace
