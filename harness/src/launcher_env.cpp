@@ -40,11 +40,14 @@ class LauncherVariables {
   }
 
   // A TCP port: rank 0's store listens there.
-  std::optional<int> port(const char* name) { return optional(name, 1, 65535); }
+  static constexpr int kLargestPort = 65535;
+  std::optional<int> port(const char* name) {
+    return optional(name, 1, kLargestPort);
+  }
 
   // Missing ones are collected, so that one message names them all.
-  int required(const char* name, int min = 0) {
-    const std::optional<int> value = optional(name, min);
+  int required(const char* name, int min = 0, int max = kLargest) {
+    const std::optional<int> value = optional(name, min, max);
     if (!value) missing_ += (missing_.empty() ? "" : ", ") + std::string(name);
     return value.value_or(0);
   }
@@ -95,8 +98,8 @@ std::optional<LaunchedRank> torchrun(const Environment& env) {
   r.local_world_size = vars.required("LOCAL_WORLD_SIZE", 1);
   r.master_addr = env("MASTER_ADDR");
   if (!r.master_addr) vars.required("MASTER_ADDR");
-  r.master_port = vars.port("MASTER_PORT");
-  if (!r.master_port) vars.required("MASTER_PORT");
+  r.master_port =
+      vars.required("MASTER_PORT", 1, LauncherVariables::kLargestPort);
   r.node_rank = vars.optional("GROUP_RANK");
   r.restart_count = vars.optional("TORCHELASTIC_RESTART_COUNT");
   vars.checkComplete("RANK or TORCHELASTIC_RUN_ID is");
