@@ -213,16 +213,20 @@ std::vector<std::vector<const RankReport*>> groupAlike(
   return groups;
 }
 
-std::string rankList(std::vector<const RankReport*> group) {
-  std::sort(group.begin(), group.end(),
-            [](const RankReport* a, const RankReport* b) {
-              return a->rank < b->rank;
-            });
-  std::string out = group.size() == 1 ? "rank " : "ranks ";
-  for (std::size_t i = 0; i < group.size(); ++i) {
-    out += (i == 0 ? "" : ", ") + std::to_string(group[i]->rank);
+std::string rankList(std::vector<int> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    out += (i == 0 ? "" : ", ") + std::to_string(ranks[i]);
   }
   return out;
+}
+
+std::string rankList(const std::vector<const RankReport*>& group) {
+  std::vector<int> ranks;
+  ranks.reserve(group.size());
+  for (const RankReport* r : group) ranks.push_back(r->rank);
+  return rankList(std::move(ranks));
 }
 
 }  // namespace ranktest::internal

@@ -21,6 +21,7 @@
 #include "ranktest/internal/rank_process.h"
 #include "ranktest/internal/rank_sentinel.h"
 #include "ranktest/internal/report_codec.h"
+#include "ranktest/internal/test_agreement.h"
 #include "ranktest/settings.h"
 #include "torch_compat/tcp_store.h"
 
@@ -125,6 +126,19 @@ constexpr char kMarkLate[] = "\x01ranktest: late";
 constexpr char kMarkSilent[] = "\x01ranktest: silent";
 constexpr char kMarkJobGaveUp[] = "\x01ranktest: the job gave up on a rank";
 constexpr char kMarkInterrupted[] = "\x01ranktest: interrupted";
+
+// Set by a rank that found the ranks at different tests, to what it found:
+// rank 0 prints it at the end where its own run ended first.
+constexpr char kDisagreementKey[] = "ranktest/disagreement";
+
+// The prefix of the keys of the job's distributed test #(sequence + 1).
+std::string testKey(int sequence) {
+  return "ranktest/" + std::to_string(sequence) + "/";
+}
+// The test that `rank` is at as that test (test_agreement.h).
+std::string testNameKey(int sequence, int rank) {
+  return testKey(sequence) + "name/" + std::to_string(rank);
+}
 
 // Where rank `rank` runs ("host h (address), pid p"), and the phase it
 // entered last: read by the ranks that give up on it.
@@ -481,8 +495,10 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
                            " ranks, but the launcher started " +
                            std::to_string(world));
   }
+  if (disagreement_) throw std::runtime_error(*disagreement_);
   if (adoptLostRank()) return withoutLostRank();
-  const std::string key = "ranktest/" + std::to_string(sequence_++) + "/";
+  const int sequence = sequence_++;
+  const std::string key = testKey(sequence);
   const auto mine = [&](const std::string& what) {
     return key + what + "/" + std::to_string(me);
   };
@@ -502,24 +518,32 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
 
   // Every rank must be at the same test: one --gtest_filter, one binary.
   // Rank 0 may run plain tests first, for as long as they take: it is
-  // waited for while its heartbeat moves.
-  store_->set(mine("name"), toBytes(t.fullName()));
-  if (me != 0) {
-    const Await how =
-        awaitFrom(of("name", 0), 0, Clock::now() + std::chrono::hours(24),
-                  /*at_test_start=*/true)
-            .how;
-    if (how != Await::kArrived) {
-      return notStarted(how, 0, "the start of its next test", t.fullName());
+  // waited for while its heartbeat moves. The others come from the test
+  // before, which they ended together.
+  store_->set(testNameKey(sequence, me), toBytes(t.fullName()));
+  const auto agreement_due =
+      Clock::now() + t.timeout() + options.stack_grace + kReportGrace;
+  std::vector<std::string> tests;
+  tests.reserve(static_cast<std::size_t>(world));
+  for (int rank = 0; rank < world; ++rank) {
+    if (rank == me) {
+      tests.push_back(t.fullName());
+      continue;
     }
+    const Awaited test = awaitFrom(
+        testNameKey(sequence, rank), rank,
+        rank == 0 ? Clock::now() + std::chrono::hours(24) : agreement_due,
+        /*at_test_start=*/true);
+    if (test.how != Await::kArrived) {
+      return notStarted(test.how, rank, "the start of its next test",
+                        t.fullName());
+    }
+    tests.push_back(test.value);
   }
-  const std::string first = get(of("name", 0));
-  if (first != t.fullName()) {
-    throw std::runtime_error(
-        "ranktest: rank " + std::to_string(me) + " runs " + t.fullName() +
-        " as its distributed test #" + std::to_string(sequence_) +
-        ", but rank 0 runs " + first +
-        ": start every rank with the same binary and --gtest_filter");
+  disagreement_ = disagreementOn(sequence_, tests);
+  if (disagreement_) {
+    store_->set(kDisagreementKey, toBytes(*disagreement_));
+    throw std::runtime_error(*disagreement_);
   }
 
   // Skips are agreed on before any body starts (hosts differ, e.g. in GPUs).
@@ -528,8 +552,6 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   SuperviseResult all;
   std::vector<std::optional<Skip>> skips;
   skips.reserve(static_cast<std::size_t>(world));
-  const auto agreement_due =
-      Clock::now() + t.timeout() + options.stack_grace + kReportGrace;
   for (int rank = 0; rank < world; ++rank) {
     const Awaited skip = awaitFrom(of("skip", rank), rank, agreement_due,
                                    /*at_test_start=*/true);
@@ -652,6 +674,8 @@ int LaunchedJob::finish(int exit_code) {
     return "ranktest/done/" + std::to_string(rank);
   };
   responder_->setPhase("finishing the run");
+  // For a rank still at a test: this rank's run has ended.
+  store_->set(testNameKey(sequence_, me), toBytes(kNoMoreTests));
   int job_code = exit_code;
   if (me != 0) {
     try {
@@ -695,6 +719,13 @@ int LaunchedJob::finish(int exit_code) {
                   << std::endl;
         if (job_code == 0) job_code = 1;
       }
+    }
+    // Found by a rank still at a test after this rank's run had ended:
+    // nobody has printed it.
+    const std::optional<std::string> found = published(kDisagreementKey);
+    if (found && !disagreement_) {
+      std::cerr << "[ranktest] " << *found << std::endl;
+      if (job_code == 0) job_code = 1;
     }
   }
   // A rank given up on may be stopped, and its launcher waits for it.

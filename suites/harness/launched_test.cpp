@@ -84,6 +84,18 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
     if (start_method != nullptr) {
       options.env["RANKTEST_START_METHOD"] = start_method;
     }
+    if (!rank1_filter_.empty()) {
+      // A shell starts each rank: rank 1 gets a --gtest_filter of its own
+      // after the job's (gtest takes the last).
+      options.launcher.insert(
+          options.launcher.end(),
+          {"/bin/sh", "-c",
+           "if [ \"${OMPI_COMM_WORLD_RANK:-$RANK}\" = 1 ]; then "
+           "exec \"$@\" --gtest_filter=\"$INNER_RANK1_FILTER\"; fi; "
+           "exec \"$@\"",
+           "sh"});
+      options.env["INNER_RANK1_FILTER"] = rank1_filter_;
+    }
     // A peer silent for 4 s is given up on (10 s by default): shorter tests.
     options.env["RANKTEST_PEER_SILENCE"] = "4";
     options.limit = 120s * kSanitizerSlowdown;
@@ -100,6 +112,12 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
     EXPECT_EQ(countOccurrences(result.xml, "<testsuites"), 1u) << result.xml;
     return result;
   }
+
+  // Rank 1 of the next run() runs `filter` instead of the job's.
+  void giveRank1TheFilter(const std::string& filter) { rank1_filter_ = filter; }
+
+ private:
+  std::string rank1_filter_;
 };
 
 TEST_P(HarnessLaunched, PassingTestPassesInEveryRank) {
@@ -185,6 +203,42 @@ TEST_P(HarnessLaunched, RankThatStopsReportingIsNamedWithItsLastPhase) {
                           "InnerLaunched.A_Rank1StopsItsSupervisor/gloo_ws2\\) "
                           "and its process is stopped; its sentinel kills "
                           "it")));
+  EXPECT_LT(r.elapsed, 30s * kSanitizerSlowdown) << r.output;
+}
+
+// Rank 1 is started with another filter: at the first test every rank
+// fails at once, naming what each runs, and so does rank 0's next test. No
+// rank waits for another or is given up on.
+TEST_P(HarnessLaunched, RanksAtDifferentTestsFailAtOnceNamingThem) {
+  giveRank1TheFilter("InnerLaunchedFilters.B_*");
+  const InnerResult r = run("InnerLaunchedFilters.*");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("ranktest: the job's ranks do not run the same tests: "
+                        "as its distributed test #1, rank 0 runs "
+                        "InnerLaunchedFilters.A_Passes/gloo_ws2; rank 1 runs "
+                        "InnerLaunchedFilters.B_Passes/gloo_ws2. Start every "
+                        "rank with the same binary and --gtest_filter"));
+  EXPECT_THAT(r.output, HasSubstr("[  FAILED  ] 2 tests"));
+  EXPECT_THAT(r.output,
+              AllOf(Not(HasSubstr("gave up")), Not(HasSubstr("went silent")),
+                    Not(HasSubstr("did not send"))));
+  EXPECT_LT(r.elapsed, 30s * kSanitizerSlowdown) << r.output;
+}
+
+// Rank 1 has a test more: rank 0's run ends first, so only rank 1 finds
+// that they differ; rank 0 says so at the end, and the job fails.
+TEST_P(HarnessLaunched, RankWithMoreTestsThanRankZeroFailsTheJob) {
+  giveRank1TheFilter("InnerLaunchedFilters.*");
+  const InnerResult r = run("InnerLaunchedFilters.A_*");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("[  PASSED  ] 1 test"));
+  EXPECT_THAT(r.output,
+              HasSubstr("[ranktest] ranktest: the job's ranks do not run the "
+                        "same tests: as its distributed test #2, rank 0 has "
+                        "no more; rank 1 runs "
+                        "InnerLaunchedFilters.B_Passes/gloo_ws2."));
+  EXPECT_THAT(r.output, Not(HasSubstr("gave up"))) << r.output;
   EXPECT_LT(r.elapsed, 30s * kSanitizerSlowdown) << r.output;
 }
 

@@ -1,7 +1,8 @@
 // Test bodies for runs under a launcher (HarnessLaunched, HarnessCluster):
 // a plain test, which must run once, in rank 0; ranks whose own supervising
-// process stops, so that they never report; and a body that runs while
-// ci/cluster injects a fault into a host.
+// process stops, so that they never report; tests for ranks started with
+// different filters; and a body that runs while ci/cluster injects a fault
+// into a host.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -93,6 +94,16 @@ RANKTEST_F(InnerLaunchedRankZero, StopsItsSupervisor,
   ::kill(::getppid(), SIGSTOP);
   for (;;) std::this_thread::sleep_for(1h);
 }
+
+class InnerLaunchedFilters : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
+};
+
+// Two tests for ranks started with different --gtest_filters
+// (HarnessLaunched.RanksAtDifferentTests*): each meets its peer's.
+RANKTEST_F(InnerLaunchedFilters, A_Passes) { pg()->barrier()->wait(); }
+RANKTEST_F(InnerLaunchedFilters, B_Passes) { pg()->barrier()->wait(); }
 
 class InnerFault : public ranktest::DistributedTest {
  public:

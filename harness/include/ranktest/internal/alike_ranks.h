@@ -26,7 +26,8 @@ std::vector<std::vector<const RankReport*>> groupAlike(
     const std::vector<const RankReport*>& ranks);
 
 // "rank 1" or "ranks 0, 2", in rank order.
-std::string rankList(std::vector<const RankReport*> group);
+std::string rankList(std::vector<int> ranks);
+std::string rankList(const std::vector<const RankReport*>& group);
 
 // What the alike ranks of `group` reported, once, as lines of a report:
 // the first's failures, exceptions and stack (library frames folded when

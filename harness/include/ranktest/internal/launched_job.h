@@ -63,7 +63,9 @@ class LaunchedJob {
   // heartbeat has not moved for the peer silence (RANKTEST_PEER_SILENCE,
   // 10 s) while it is waited for, is named with the last phase it
   // published; the job then gives up on it, and every later test fails at
-  // once naming it.
+  // once naming it. Throws std::runtime_error, naming what each rank runs,
+  // where the ranks are not at the same test (another --gtest_filter or
+  // binary); every later distributed test then throws it at once.
   SuperviseResult run(const TestInstance& t, SuperviseOptions options,
                       const std::optional<Skip>& local_skip);
 
@@ -72,7 +74,8 @@ class LaunchedJob {
   // on).
   // The sentinels of the ranks given up on then end them. Returns the job's
   // exit code, the same in every rank: the first non-zero of rank 0's (which
-  // alone runs the plain tests) and this rank's.
+  // alone runs the plain tests) and this rank's; non-zero where some rank
+  // found the ranks at different tests (rank 0 then prints what it found).
   int finish(int exit_code);
 
   // How long past a test's deadline (and the stack grace) a rank's report
@@ -171,8 +174,10 @@ class LaunchedJob {
   std::string lost_in_;           // the test where it did
   // Every rank given up on, with why: their sentinels end them in finish().
   std::map<int, std::string> given_up_;
+  // Where the ranks were found at different tests: what run() throws.
+  std::optional<std::string> disagreement_;
   c10::intrusive_ptr<c10d::Store> store_;
-  long sequence_ = 0;
+  int sequence_ = 0;  // distributed tests run so far
 };
 
 }  // namespace ranktest::internal
