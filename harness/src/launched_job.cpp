@@ -17,6 +17,7 @@
 
 #include "ranktest/internal/attempt_store.h"
 #include "ranktest/internal/duration_text.h"
+#include "ranktest/internal/first_value.h"
 #include "ranktest/internal/interrupt.h"
 #include "ranktest/internal/rank_process.h"
 #include "ranktest/internal/rank_sentinel.h"
@@ -245,7 +246,7 @@ void LaunchedJob::placeOnNodes(std::chrono::milliseconds timeout) {
   // A rank's address toward rank 0 names its host: ranks of one host share
   // it, ranks of different hosts cannot.
   const int me = launched_.rank;
-  store_->set(hostKey(me), toBytes(gloo_host_));
+  setFirst(*store_, hostKey(me), toBytes(gloo_host_));
   std::vector<std::string> hosts;
   hosts.reserve(static_cast<std::size_t>(launched_.world_size));
   const auto until = Clock::now() + timeout;
@@ -422,10 +423,9 @@ void LaunchedJob::watchWaits(c10d::Store& store) {
   // whose launcher sends it to every rank.
   if (interruptSignal() != 0) mark = kMarkInterrupted;
   if (mark == nullptr) return;
-  // Only where the key is still unset: a value that came first stands. A
-  // compareSet wakes no waiter (c10d's servers): the set that follows does.
-  const std::vector<uint8_t> marked = toBytes(mark);
-  if (store.compareSet(w->key, {}, marked) == marked) store.set(w->key, marked);
+  // Only where the key is still unset: a value that came first stands, and
+  // one that comes after the mark does not replace it (first_value.h).
+  setFirst(store, w->key, toBytes(mark));
   const std::lock_guard<std::mutex> lock(watch_mutex_);
   if (watched_ && watched_->key == w->key) watched_.reset();
 }
@@ -520,7 +520,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   // Rank 0 may run plain tests first, for as long as they take: it is
   // waited for while its heartbeat moves. The others come from the test
   // before, which they ended together.
-  store_->set(testNameKey(sequence, me), toBytes(t.fullName()));
+  setFirst(*store_, testNameKey(sequence, me), toBytes(t.fullName()));
   const auto agreement_due =
       Clock::now() + t.timeout() + options.stack_grace + kReportGrace;
   std::vector<std::string> tests;
@@ -548,7 +548,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
 
   // Skips are agreed on before any body starts (hosts differ, e.g. in GPUs).
   phase("agreeing on skips");
-  store_->set(mine("skip"), toBytes(encodeSkip(local_skip)));
+  setFirst(*store_, mine("skip"), toBytes(encodeSkip(local_skip)));
   SuperviseResult all;
   std::vector<std::optional<Skip>> skips;
   skips.reserve(static_cast<std::size_t>(world));
@@ -616,7 +616,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
                 toBytes("rank " + std::to_string(me) +
                         (report.failed() ? " failed" : " was interrupted")));
   }
-  store_->set(mine("report"), toBytes(encodeReport(report)));
+  setFirst(*store_, mine("report"), toBytes(encodeReport(report)));
   phase("waiting for the other ranks' reports");
   const auto reported = Clock::now();
 
@@ -675,7 +675,7 @@ int LaunchedJob::finish(int exit_code) {
   };
   responder_->setPhase("finishing the run");
   // For a rank still at a test: this rank's run has ended.
-  store_->set(testNameKey(sequence_, me), toBytes(kNoMoreTests));
+  setFirst(*store_, testNameKey(sequence_, me), toBytes(kNoMoreTests));
   int job_code = exit_code;
   if (me != 0) {
     try {
@@ -695,7 +695,7 @@ int LaunchedJob::finish(int exit_code) {
         }
         if (job_code == 0) job_code = 1;
       }
-      store_->set(done(me), toBytes("1"));
+      setFirst(*store_, done(me), toBytes("1"));
     } catch (const std::exception& error) {
       std::cerr << "[ranktest] rank " << me
                 << " got no exit code from rank 0: " << error.what()
@@ -703,7 +703,7 @@ int LaunchedJob::finish(int exit_code) {
       if (job_code == 0) job_code = 1;
     }
   } else {
-    store_->set(result, toBytes(std::to_string(exit_code)));
+    setFirst(*store_, result, toBytes(std::to_string(exit_code)));
     // The store may live in this process (mpirun's): wait for the others to
     // read their last reports and the exit code.
     const auto until = Clock::now() + 30s;

@@ -18,6 +18,7 @@
 #include <list>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ranktest/internal/build_identity.h"
@@ -80,13 +81,17 @@ struct ChildStart {
 
 class WarmServer {
  public:
+  // `refusal`: why it must not fork tests ("" where it may); it then
+  // answers each client so, until its run ends or it is idle, so that its
+  // clients run the binary directly without starting another.
   WarmServer(const WarmServeArguments& arguments, int listen_fd,
-             int owner_pidfd)
+             int owner_pidfd, std::string refusal)
       : idle_(std::chrono::milliseconds(arguments.idle_ms)),
         argument_count_(0),
         listen_fd_(listen_fd),
         owner_pidfd_(owner_pidfd),
-        build_(identifyFiles(mappedFiles())) {}
+        build_(identifyFiles(mappedFiles())),
+        refusal_(std::move(refusal)) {}
 
   // Serves until done (then exits); returns only in a forked child.
   ChildStart serve(std::size_t argument_count);
@@ -105,6 +110,7 @@ class WarmServer {
   int listen_fd_;
   int owner_pidfd_;
   const std::vector<FileIdentity> build_;
+  std::string refusal_;
   std::list<Connection> connections_;
   bool draining_ = false;  // the ctest run ended, or the build changed
   Clock::time_point idle_since_ = Clock::now();
@@ -169,11 +175,12 @@ std::optional<ChildStart> WarmServer::answer(Connection& connection) {
     stopListening();
     return refuse("stale");
   }
-  if (const std::string unsafe = whyForkingIsUnsafe(); !unsafe.empty()) {
-    draining_ = true;
-    stopListening();
-    return refuse("refuse the warm process " + unsafe);
+  if (refusal_.empty()) {
+    if (const std::string unsafe = whyForkingIsUnsafe(); !unsafe.empty()) {
+      refusal_ = "the warm process " + unsafe;
+    }
   }
+  if (!refusal_.empty()) return refuse("refuse " + refusal_);
   const pid_t server = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -359,11 +366,12 @@ void serveWarmIfAsked(int* argc, char** argv) {
     writeAll(ready, "cannot " + reason + "\n");
     ::_exit(0);
   };
+  // A binary that cannot be forked from still listens, to refuse.
+  std::string refusal;
   if (!::testing::internal::GetArgvs().empty()) {
-    cannot("main() initialised googletest before ranktest::init");
-  }
-  if (const std::string unsafe = whyForkingIsUnsafe(); !unsafe.empty()) {
-    cannot("after static initialisation it " + unsafe);
+    refusal = "main() initialised googletest before ranktest::init";
+  } else if (const std::string unsafe = whyForkingIsUnsafe(); !unsafe.empty()) {
+    refusal = "after static initialisation it " + unsafe;
   }
   const int listen_fd = listenOnAbstract(arguments->socket_name);
   if (listen_fd < 0) {
@@ -380,7 +388,7 @@ void serveWarmIfAsked(int* argc, char** argv) {
   if (owner_pidfd < 0) {
     cannot(std::string("pidfd_open of the ctest run: ") + std::strerror(errno));
   }
-  WarmServer server(*arguments, listen_fd, owner_pidfd);
+  WarmServer server(*arguments, listen_fd, owner_pidfd, std::move(refusal));
   writeAll(ready, "ready\n");
   ::close(ready);
   const ChildStart child = server.serve(static_cast<std::size_t>(*argc - 2));

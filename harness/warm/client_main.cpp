@@ -154,7 +154,8 @@ int runWarm(const std::string& binary, const std::vector<std::string>& args) {
   if (!identity) runDirectly(binary, args);  // which reports the error
   const pid_t owner = ::getppid();
   const std::string name = ranktest::internal::warmSocketName(
-      *identity, owner, args.size(), environ);
+      *identity, owner, args.size(), environ,
+      ranktest::internal::processSettingsHash());
   std::error_code error;
   ranktest::internal::RunRequest request;
   request.cwd = std::filesystem::current_path(error).string();

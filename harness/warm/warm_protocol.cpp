@@ -1,6 +1,9 @@
 #include "ranktest/internal/warm_protocol.h"
 
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -88,8 +91,30 @@ std::optional<WarmServeArguments> decodeServeFlag(const char* argument) {
   return arguments;
 }
 
+std::uint64_t processSettingsHash() {
+  NameHash hash;
+  // Read by setting it: this client runs no other thread.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  hash.addValue(mask);
+  for (int resource = 0; resource < RLIM_NLIMITS; ++resource) {
+    rlimit limit{};
+    if (::getrlimit(resource, &limit) == 0) {
+      hash.addValue(limit.rlim_cur);
+      hash.addValue(limit.rlim_max);
+    }
+  }
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (::sched_getaffinity(0, sizeof(cpus), &cpus) == 0) {
+    hash.add(&cpus, sizeof(cpus));
+  }
+  return hash.value();
+}
+
 std::string warmSocketName(const FileIdentity& binary, pid_t owner,
-                           std::size_t argument_count, char** envp) {
+                           std::size_t argument_count, char** envp,
+                           std::uint64_t settings) {
   NameHash hash;
   hash.addValue(kWarmProtocolVersion);
   hash.add(binary.path);
@@ -100,6 +125,7 @@ std::string warmSocketName(const FileIdentity& binary, pid_t owner,
   hash.addValue(owner);
   hash.addValue(argument_count);
   hash.addValue(environmentHash(envp));
+  hash.addValue(settings);
   char name[96];
   std::snprintf(name, sizeof(name), "ranktest-warm-%d-%u-%016llx",
                 kWarmProtocolVersion, static_cast<unsigned>(::getuid()),

@@ -1,11 +1,15 @@
 // What names a build for the warm processes and the cached test listing:
-// the identities of the files a process mapped, and its environment.
+// the identities of the files a process mapped, its environment, and the
+// process settings its tests inherit.
 
 #include "ranktest/internal/build_identity.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -19,6 +23,7 @@ namespace {
 
 using ranktest::internal::environmentHash;
 using ranktest::internal::identifyFiles;
+using ranktest::internal::processSettingsHash;
 using ranktest::internal::stillTheSame;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
@@ -75,6 +80,45 @@ TEST(HarnessEnvironmentHash, OrderDoesNotMatterButEveryVariableDoes) {
   };
   EXPECT_EQ(hashOf(one), hashOf(other));
   EXPECT_NE(hashOf(one), hashOf(unfiltered));
+}
+
+// Each setting a forked test inherits counts: the umask, a resource limit,
+// the CPU affinity.
+TEST(HarnessProcessSettingsHash, UmaskLimitsAndAffinityEachCount) {
+  const std::uint64_t base = processSettingsHash();
+  EXPECT_EQ(processSettingsHash(), base);
+
+  const mode_t mask = ::umask(0);
+  ::umask(mask == 077 ? 022 : 077);
+  EXPECT_NE(processSettingsHash(), base);
+  ::umask(mask);
+  EXPECT_EQ(processSettingsHash(), base);
+
+  rlimit files{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
+  rlimit fewer = files;
+  fewer.rlim_cur = files.rlim_cur - 1;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &fewer), 0);
+  EXPECT_NE(processSettingsHash(), base);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &files), 0);
+  EXPECT_EQ(processSettingsHash(), base);
+
+  cpu_set_t cpus;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+  if (CPU_COUNT(&cpus) > 1) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &cpus)) {
+        CPU_SET(cpu, &one);
+        break;
+      }
+    }
+    ASSERT_EQ(::sched_setaffinity(0, sizeof(one), &one), 0);
+    EXPECT_NE(processSettingsHash(), base);
+    ASSERT_EQ(::sched_setaffinity(0, sizeof(cpus), &cpus), 0);
+    EXPECT_EQ(processSettingsHash(), base);
+  }
 }
 
 }  // namespace

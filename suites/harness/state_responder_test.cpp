@@ -14,6 +14,8 @@
 #include <thread>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include "loopback_store.h"
+
 namespace {
 
 using ranktest::internal::StateResponder;
@@ -24,20 +26,9 @@ using namespace std::chrono_literals;
 
 class HarnessStateResponder : public ::testing::Test {
  protected:
-  HarnessStateResponder() {
-    c10d::TCPStoreOptions options;
-    options.port = 0;
-    options.isServer = true;
-    options.waitWorkers = false;
-    options.timeout = 10s;
-    server_ = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
-    options.port = server_->getPort();
-    options.isServer = false;
-    client_ = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
-  }
-
-  c10::intrusive_ptr<c10d::TCPStore> server_;
-  c10::intrusive_ptr<c10d::TCPStore> client_;
+  harness_suite::LoopbackStore store_{1};
+  c10::intrusive_ptr<c10d::TCPStore>& server_ = store_.server;
+  c10::intrusive_ptr<c10d::TCPStore>& client_ = store_.clients.front();
 };
 
 TEST_F(HarnessStateResponder, AnswersWithItsPhaseAndTheWaitingMainStack) {

@@ -268,6 +268,39 @@ c InnerReports.AllRanksSkip/gloo_ws2
                     HasSubstr("exit[InnerReports.AllRanksSkip/gloo_ws2]=77")));
 }
 
+// A test forked by a warm process inherits the warm process's umask, limits
+// and CPU affinity: a client whose differ (ctest's PROCESSOR_AFFINITY gives
+// each test its own CPUs) gets a warm process of its own, so that each test
+// runs with its own client's.
+TEST(HarnessWarm, EachTestHasTheUmaskLimitsAndAffinityOfItsClient) {
+  const InnerResult r = runScript(R"sh(
+f=--gtest_filter=InnerWarm.ReportsItsSettings
+umask 022
+"$CLIENT" "$INNER" $f
+(umask 077; exec "$CLIENT" "$INNER" $f)
+(ulimit -Sn 512; exec "$CLIENT" "$INNER" $f)
+if [ "$(nproc)" -gt 1 ]; then
+  taskset -c 0 "$CLIENT" "$INNER" $f
+else
+  echo "warm-settings umask=0022 nofile=0 cpus=1 warm=1 (one CPU here)"
+fi
+)sh");
+  static const std::regex line(
+      "warm-settings umask=(\\d+) nofile=(\\d+) cpus=(\\d+) warm=(\\d)");
+  std::vector<std::smatch> runs;
+  for (std::sregex_iterator it(r.output.begin(), r.output.end(), line), end;
+       it != end; ++it) {
+    runs.push_back(*it);
+  }
+  ASSERT_EQ(runs.size(), 4u) << r.output;
+  EXPECT_EQ(runs[0][1], "0022") << r.output;
+  EXPECT_EQ(runs[1][1], "0077") << r.output;
+  EXPECT_NE(runs[0][2], "512") << r.output;
+  EXPECT_EQ(runs[2][2], "512") << r.output;
+  EXPECT_EQ(runs[3][3], "1") << r.output;
+  for (const std::smatch& run : runs) EXPECT_EQ(run[4], "1") << r.output;
+}
+
 // The listing ctest asks for at every start comes from the cache while the
 // binary is unchanged (even one that could no longer run), and from the
 // binary again once it changed.
@@ -313,18 +346,34 @@ rm -f list l1 l2 l3 suite
 
 // A main() that initialised googletest before ranktest::init cannot be
 // served warm (its flags are parsed already): the client says so and runs
-// the binary directly, and the test passes.
+// the binary directly, and the test passes. Its warm process stays to say
+// so to the next clients of the run, so that none starts another.
 TEST(HarnessWarm, MainThatInitialisesGoogletestFirstRunsDirectly) {
   const InnerResult r =
       runScript(R"sh(
-"$CLIENT" "$NO_INIT" --gtest_filter=InnerNoInit.Passes/gloo_ws2
-echo "exit=$?"
+warm() { pgrep -f -- "^$NO_INIT --ranktest_warm_serve=" | tr '\n' ' '; }
+for run in 1 2 3; do
+  "$CLIENT" "$NO_INIT" --gtest_filter=InnerNoInit.Passes/gloo_ws2
+  echo "exit=$?"
+  echo "warm after run $run: [$(warm)]"
+done
 )sh",
                 {{"RANKTEST_INNER_CALL_INIT", "after_googletest"}});
   EXPECT_THAT(r.output,
               AllOf(HasSubstr("exit=0"), HasSubstr("[  PASSED  ] 1 test"),
                     HasSubstr("(main() initialised googletest before "
                               "ranktest::init): running it directly")));
+  EXPECT_EQ(countOccurrences(r.output, "exit=0"), 3u) << r.output;
+  // One warm process, the same after each run.
+  static const std::regex after("warm after run (\\d): \\[(\\d+) \\]");
+  std::set<std::string> pids;
+  int runs = 0;
+  for (std::sregex_iterator it(r.output.begin(), r.output.end(), after), end;
+       it != end; ++it, ++runs) {
+    pids.insert((*it)[2]);
+  }
+  EXPECT_EQ(runs, 3) << r.output;
+  EXPECT_EQ(pids.size(), 1u) << r.output;
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -69,6 +72,22 @@ TEST_P(InnerWarmParallel, HoldsASecond) {
   std::printf("warm-end %lld\n", nowMs());
 }
 INSTANTIATE_TEST_SUITE_P(Jobs, InnerWarmParallel, ::testing::Range(0, 4));
+
+// Says what the process settings it inherited are.
+TEST(InnerWarm, ReportsItsSettings) {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  rlimit files{};
+  ::getrlimit(RLIMIT_NOFILE, &files);
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  ::sched_getaffinity(0, sizeof(cpus), &cpus);
+  std::printf("warm-settings umask=%04o nofile=%llu cpus=%d warm=%d\n",
+              static_cast<unsigned>(mask),
+              static_cast<unsigned long long>(files.rlim_cur), CPU_COUNT(&cpus),
+              parentIsWarm() ? 1 : 0);
+  std::fflush(stdout);
+}
 
 TEST(InnerWarm, FailsOnPurpose) { ADD_FAILURE() << "failed on purpose"; }
 

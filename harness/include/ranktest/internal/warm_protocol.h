@@ -50,13 +50,22 @@ std::optional<WarmServeArguments> decodeServeFlag(const char* argument);
 // GTEST_FILTER choose what registers and what a listing prints).
 std::uint64_t environmentHash(char** envp);
 
+// A hash of what a process passes to its children besides its environment
+// and that a test may depend on: its umask, resource limits (soft and hard)
+// and CPU affinity (ctest's PROCESSOR_AFFINITY sets one per test). A test
+// forked by a warm process has the warm process's, so a client whose differ
+// needs a warm process of its own.
+std::uint64_t processSettingsHash();
+
 // The abstract socket name of the warm process for one build of `binary`,
 // serving clients of `owner` (the ctest run) with `argument_count` arguments
-// in environment `envp`: any difference means another warm process, since
-// static initialisation may read any of them. The name holds the user id
-// and the protocol version too.
+// in environment `envp` and with process settings `settings`
+// (processSettingsHash()): any difference means another warm process, since
+// static initialisation may read any of them and the tests inherit the
+// settings. The name holds the user id and the protocol version too.
 std::string warmSocketName(const FileIdentity& binary, pid_t owner,
-                           std::size_t argument_count, char** envp);
+                           std::size_t argument_count, char** envp,
+                           std::uint64_t settings);
 
 // A listening SOCK_SEQPACKET socket on abstract `name` (close-on-exec), or
 // -1 with errno (EADDRINUSE: another process holds the name).
