@@ -19,6 +19,7 @@
 #include "ranktest/internal/duration_text.h"
 #include "ranktest/internal/first_value.h"
 #include "ranktest/internal/interrupt.h"
+#include "ranktest/internal/job_claim.h"
 #include "ranktest/internal/rank_process.h"
 #include "ranktest/internal/rank_sentinel.h"
 #include "ranktest/internal/report_codec.h"
@@ -220,6 +221,8 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
   } catch (const std::exception& error) {
     throw cannot(error);
   }
+  // Before any key of the job's is read or written.
+  claimStoreForJob(*job->store_, launched->job, address);
   // A second connection, for answering where this rank is while the first
   // waits.
   c10d::TCPStoreOptions second = options;

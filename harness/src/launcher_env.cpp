@@ -1,7 +1,9 @@
 #include "ranktest/internal/launcher_env.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <stdexcept>
 #include <vector>
 
@@ -85,6 +87,20 @@ void checkLayout(const LaunchedRank& r, LauncherVariables& vars,
   }
 }
 
+// `prefix` and the `parts` joined by `separator`, or "" where one is unset.
+std::string jobName(const std::string& prefix,
+                    std::initializer_list<std::optional<std::string>> parts,
+                    const std::string& separator = "") {
+  std::string name = prefix;
+  bool first = true;
+  for (const std::optional<std::string>& part : parts) {
+    if (!part) return "";
+    name += (first ? "" : separator) + *part;
+    first = false;
+  }
+  return name;
+}
+
 // LOCAL_RANK alone makes no torchrun job: ranktest itself exports it (with
 // LOCAL_WORLD_SIZE and GROUP_RANK) to the ranks of other launchers' jobs.
 std::optional<LaunchedRank> torchrun(const Environment& env) {
@@ -102,6 +118,7 @@ std::optional<LaunchedRank> torchrun(const Environment& env) {
       vars.required("MASTER_PORT", 1, LauncherVariables::kLargestPort);
   r.node_rank = vars.optional("GROUP_RANK");
   r.restart_count = vars.optional("TORCHELASTIC_RESTART_COUNT");
+  r.job = jobName("torchrun run ", {env("TORCHELASTIC_RUN_ID")});
   vars.checkComplete("RANK or TORCHELASTIC_RUN_ID is");
   checkLayout(r, vars, "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE");
   return r;
@@ -116,6 +133,7 @@ std::optional<LaunchedRank> openMpi(const Environment& env) {
   r.world_size = vars.required("OMPI_COMM_WORLD_SIZE", 1);
   r.local_rank = vars.required("OMPI_COMM_WORLD_LOCAL_RANK");
   r.local_world_size = vars.required("OMPI_COMM_WORLD_LOCAL_SIZE", 1);
+  r.job = jobName("Open MPI job ", {env("OMPI_MCA_ess_base_jobid")});
   vars.checkComplete("OMPI_COMM_WORLD_RANK is");
   checkLayout(r, vars, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
               "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE");
@@ -145,6 +163,8 @@ std::optional<LaunchedRank> srun(const Environment& env) {
               "the tasks on this node (SLURM_TASKS_PER_NODE)");
   r.master_addr = env("MASTER_ADDR");
   r.master_port = vars.port("MASTER_PORT");
+  r.job = jobName("Slurm job ", {env("SLURM_JOB_ID"), env("SLURM_STEP_ID")},
+                  " step ");
   return r;
 }
 
@@ -171,19 +191,13 @@ std::optional<LaunchedRank> pmi(const Environment& env) {
   return r;
 }
 
-// A port in [20000, 40000) for a job: below Linux's ephemeral ports.
-int portForJob(unsigned long job) {
-  return 20000 + static_cast<int>(job % 20000);
-}
-
-std::optional<unsigned long> jobNumber(const Environment& env,
-                                       const char* name) {
-  const std::optional<std::string> text = env(name);
-  if (!text) return std::nullopt;
-  char* end = nullptr;
-  const unsigned long value = std::strtoul(text->c_str(), &end, 10);
-  if (*end != '\0') return std::nullopt;
-  return value;
+// A port in [20000, 40000) for a job: below Linux's ephemeral ports. A
+// hash, so that jobs whose numbers differ by a multiple of the range (Slurm
+// numbers its jobs one after another) do not meet on one.
+int portForJob(const std::string& job) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (const unsigned char c : job) hash = (hash ^ c) * 0x100000001b3ULL;
+  return 20000 + static_cast<int>(hash % 20000);
 }
 
 }  // namespace
@@ -225,19 +239,13 @@ std::string rendezvousAddress(const LaunchedRank& launched,
   }
   const bool one_node = launched.local_world_size &&
                         *launched.local_world_size == launched.world_size;
-  std::optional<unsigned long> job = jobNumber(env, "OMPI_MCA_ess_base_jobid");
-  if (!job) {
-    if (auto slurm_job = jobNumber(env, "SLURM_JOB_ID")) {
-      job = *slurm_job * 100 + jobNumber(env, "SLURM_STEP_ID").value_or(0);
-    }
-  }
-  if (!one_node || !job) {
+  if (!one_node || launched.job.empty()) {
     refuse(launched.launcher,
            "names no rendezvous address: set MASTER_ADDR (a host every rank "
            "reaches, where rank 0 runs) and MASTER_PORT (a free port there), "
            "e.g. mpirun -x MASTER_ADDR=host0 -x MASTER_PORT=29500");
   }
-  return "127.0.0.1:" + std::to_string(portForJob(*job));
+  return "127.0.0.1:" + std::to_string(portForJob(launched.job));
 }
 
 int slurmTasksOnNode(const std::string& tasks_per_node, int node) {

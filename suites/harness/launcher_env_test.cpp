@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -75,6 +76,7 @@ TEST(HarnessLauncherEnv, TorchrunGivesRankLayoutAndAddress) {
   EXPECT_THAT(r->local_rank, Optional(1));
   EXPECT_THAT(r->local_world_size, Optional(2));
   EXPECT_THAT(r->node_rank, Optional(1));
+  EXPECT_EQ(r->job, "torchrun run none");
   EXPECT_EQ(rendezvousAddress(*r, environment(kTorchrun)), "10.0.0.1:29500");
 }
 
@@ -146,11 +148,36 @@ TEST(HarnessLauncherEnv, OpenMpiWithoutAddressOnOneNodeDerivesOne) {
   EXPECT_EQ(r->launcher, "Open MPI");
   EXPECT_EQ(r->rank, 2);
   EXPECT_FALSE(r->node_rank);  // worked out among the ranks
+  EXPECT_EQ(r->job, "Open MPI job 2905145345");
   const std::string address = rendezvousAddress(*r, environment(mpi));
   ASSERT_THAT(address, HasSubstr("127.0.0.1:"));
   const int port = std::stoi(address.substr(address.find(':') + 1));
   EXPECT_GE(port, 20000);
   EXPECT_LT(port, 40000);
+}
+
+// Slurm numbers jobs one after another: jobs 20000 apart (or 200, as the
+// port once was derived) must not derive one port.
+TEST(HarnessLauncherEnv, SrunJobsOnOneNodeDeriveTheirOwnPorts) {
+  auto portOf = [](const std::string& job_id) {
+    const Variables step = {
+        {"SLURM_PROCID", "0"},   {"SLURM_NTASKS", "2"},
+        {"SLURM_LOCALID", "0"},  {"SLURM_NODEID", "0"},
+        {"SLURM_STEP_ID", "0"},  {"SLURM_TASKS_PER_NODE", "2"},
+        {"SLURM_JOB_ID", job_id}};
+    const LaunchedRank r = *detectLauncher(environment(step));
+    EXPECT_EQ(r.job, "Slurm job " + job_id + " step 0");
+    const std::string address = rendezvousAddress(r, environment(step));
+    return std::stoi(address.substr(address.find(':') + 1));
+  };
+  std::set<int> ports;
+  for (const char* job : {"100", "300", "20100", "40100", "100100"}) {
+    const int port = portOf(job);
+    EXPECT_GE(port, 20000);
+    EXPECT_LT(port, 40000);
+    ports.insert(port);
+  }
+  EXPECT_EQ(ports.size(), 5u);
 }
 
 TEST(HarnessLauncherEnv, OpenMpiAcrossNodesNeedsMasterAddrAndPort) {

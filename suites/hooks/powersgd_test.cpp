@@ -163,4 +163,21 @@ RANKTEST_F(CommHookPowerSgd, BatchingSameShapesMatchesOneByOne) {
   EXPECT_FALSE(at::allclose(results[0], input)) << "nothing was compressed";
 }
 
+// A bucket of 4 elements is a 2 x 2 matrix, too small for rank 3: the
+// hook refuses it as the bucket comes (its size is known only then), with
+// the sizes, before any communication.
+RANKTEST_F(CommHookPowerSgd, BatchedRankAboveTheSideOfTheSquareIsRefused) {
+  auto state = makeState({.matrix_approximation_rank = 3,
+                          .start_iteration = 0,
+                          .use_error_feedback = false,
+                          .warm_start = false});
+  auto hook = distalgo::hooks::batchedPowerSgdHook(state);
+  hooktest::SyntheticBucket bucket(at::ones({4}), {{4}});
+  EXPECT_THAT([&] { hook(bucket.bucket()); },
+              testing::ThrowsMessage<std::invalid_argument>(testing::HasSubstr(
+                  "batchedPowerSgdHook: matrix_approximation_rank 3 exceeds "
+                  "the side of bucket 0's square matrix, 2 (the bucket's 4 "
+                  "elements, padded to 2 x 2): use a rank of at most 2")));
+}
+
 }  // namespace

@@ -9,6 +9,7 @@
 #include "hooks/internal/forked_cpu_rng.h"
 #include "hooks/internal/powersgd_warmup.h"
 #include "hooks/internal/reduced_future.h"
+#include "internal/check.h"
 
 namespace distalgo::hooks {
 namespace {
@@ -55,6 +56,15 @@ c10::intrusive_ptr<Future> compress(const std::shared_ptr<PowerSgdState>& state,
   // As PyTorch computes it, in double precision.
   const auto side = static_cast<std::int64_t>(
       std::ceil(std::sqrt(static_cast<double>(length))));
+  // PyTorch fails here in its orthogonalisation, with a message about
+  // matrix shapes.
+  DISTALGO_CHECK_ARG(rank <= side,
+                     "distalgo::hooks::batchedPowerSgdHook: "
+                     "matrix_approximation_rank ",
+                     rank, " exceeds the side of bucket ", step->index,
+                     "'s square matrix, ", side, " (the bucket's ", length,
+                     " elements, padded to ", side, " x ", side,
+                     "): use a rank of at most ", side, ", or larger buckets");
   state->addCompressionStats(length, side * rank * 2);
 
   // PyTorch resizes the bucket's buffer in place; a padded copy leaves the

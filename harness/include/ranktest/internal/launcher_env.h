@@ -27,6 +27,11 @@ struct LaunchedRank {
   // torchrun's restarts of the job so far (TORCHELASTIC_RESTART_COUNT): its
   // store outlives an attempt, so each attempt keeps to keys of its own.
   std::optional<int> restart_count;
+  // What names the job, the same in each of its ranks, or "" where the
+  // launcher names none (PMI): "torchrun run <TORCHELASTIC_RUN_ID>", "Open
+  // MPI job <OMPI_MCA_ess_base_jobid>", "Slurm job <SLURM_JOB_ID> step
+  // <SLURM_STEP_ID>". Its ranks claim the store with it (job_claim.h).
+  std::string job;
 };
 
 // A variable's value, or nullopt when it is unset or empty.
@@ -44,8 +49,9 @@ std::optional<LaunchedRank> detectLauncher(const Environment& env);
 
 // "host:port" where rank 0 serves the store: MASTER_ADDR and MASTER_PORT
 // when set (torchrun always sets them; with mpirun pass them with -x);
-// otherwise, for a job on one node, 127.0.0.1 and a port derived from the
-// job's id (OMPI_MCA_ess_base_jobid, SLURM_JOB_ID and SLURM_STEP_ID).
+// otherwise, for a job on one node, 127.0.0.1 and a port in [20000, 40000)
+// derived from the job's name (LaunchedRank::job) by a hash: two jobs share
+// one by chance only, and then the second is refused (job_claim.h).
 // Throws std::invalid_argument when neither applies, saying what to set.
 std::string rendezvousAddress(const LaunchedRank& launched,
                               const Environment& env);
