@@ -524,8 +524,11 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   // waited for while its heartbeat moves. The others come from the test
   // before, which they ended together.
   setFirst(*store_, testNameKey(sequence, me), toBytes(t.fullName()));
-  const auto agreement_due =
-      Clock::now() + t.timeout() + options.stack_grace + kReportGrace;
+  const auto dueFromNow = [&] {
+    return Clock::now() + t.timeout() + options.stack_grace + kReportGrace;
+  };
+  // Counted from when rank 0 came, however long it ran plain tests.
+  auto agreement_due = dueFromNow();
   std::vector<std::string> tests;
   tests.reserve(static_cast<std::size_t>(world));
   for (int rank = 0; rank < world; ++rank) {
@@ -542,6 +545,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
                         t.fullName());
     }
     tests.push_back(test.value);
+    if (rank == 0) agreement_due = dueFromNow();
   }
   disagreement_ = disagreementOn(sequence_, tests);
   if (disagreement_) {
@@ -555,6 +559,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   SuperviseResult all;
   std::vector<std::optional<Skip>> skips;
   skips.reserve(static_cast<std::size_t>(world));
+  agreement_due = dueFromNow();
   for (int rank = 0; rank < world; ++rank) {
     const Awaited skip = awaitFrom(of("skip", rank), rank, agreement_due,
                                    /*at_test_start=*/true);
@@ -673,15 +678,22 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
 int LaunchedJob::finish(int exit_code) {
   const int me = launched_.rank;
   const std::string result = "ranktest/exit_code";
+  const auto testsOver = [](int rank) {
+    return "ranktest/tests_over/" + std::to_string(rank);
+  };
   const auto done = [](int rank) {
     return "ranktest/done/" + std::to_string(rank);
   };
   responder_->setPhase("finishing the run");
   // For a rank still at a test: this rank's run has ended.
-  setFirst(*store_, testNameKey(sequence_, me), toBytes(kNoMoreTests));
+  const auto endOfTests = [&] {
+    setFirst(*store_, testNameKey(sequence_, me), toBytes(kNoMoreTests));
+  };
   int job_code = exit_code;
   if (me != 0) {
     try {
+      endOfTests();
+      setFirst(*store_, testsOver(me), toBytes("1"));
       // Rank 0 may still run plain tests, for as long as they take; if it
       // dies, so may its store (mpirun's).
       const Awaited code =
@@ -706,30 +718,43 @@ int LaunchedJob::finish(int exit_code) {
       if (job_code == 0) job_code = 1;
     }
   } else {
-    setFirst(*store_, result, toBytes(std::to_string(exit_code)));
-    // The store may live in this process (mpirun's): wait for the others to
-    // read their last reports and the exit code.
-    const auto until = Clock::now() + 30s;
-    for (int rank = 1; rank < launched_.world_size; ++rank) {
-      if (given_up_.count(rank) != 0) continue;
-      const Await how = awaitFrom(done(rank), rank, until).how;
-      if (how == Await::kInterrupted) break;
-      if (how != Await::kArrived) {
-        // After the last test: no test's report carries it.
-        std::cerr << giveUpOn(rank, how, "word that it finished",
-                              "the end of the run")
-                         .tail.front()
-                  << std::endl;
+    endOfTests();
+    // Waits up to 30 s for each rank not given up on to set key(rank);
+    // false where this rank was interrupted.
+    const auto hearFromEveryRank = [&](const auto& key,
+                                       const std::string& what) {
+      const auto until = Clock::now() + 30s;
+      for (int rank = 1; rank < launched_.world_size; ++rank) {
+        if (given_up_.count(rank) != 0) continue;
+        const Await how = awaitFrom(key(rank), rank, until).how;
+        if (how == Await::kInterrupted) return false;
+        if (how != Await::kArrived) {
+          // After the last test: no test's report carries it.
+          std::cerr
+              << giveUpOn(rank, how, what, "the end of the run").tail.front()
+              << std::endl;
+          if (job_code == 0) job_code = 1;
+        }
+      }
+      return true;
+    };
+    // Before the exit code: a rank with tests left finds that this rank has
+    // none, and every rank's code must say so.
+    if (hearFromEveryRank(testsOver, "word that its tests are over")) {
+      // Found by a rank still at a test after this rank's run had ended:
+      // nobody has printed it. One write: a launcher that merges the ranks'
+      // streams (mpirun) could put another's line inside one written in
+      // pieces.
+      const std::optional<std::string> found = published(kDisagreementKey);
+      if (found && !disagreement_) {
+        std::cerr << "[ranktest] " + *found + "\n" << std::flush;
         if (job_code == 0) job_code = 1;
       }
     }
-    // Found by a rank still at a test after this rank's run had ended:
-    // nobody has printed it.
-    const std::optional<std::string> found = published(kDisagreementKey);
-    if (found && !disagreement_) {
-      std::cerr << "[ranktest] " << *found << std::endl;
-      if (job_code == 0) job_code = 1;
-    }
+    setFirst(*store_, result, toBytes(std::to_string(job_code)));
+    // The store may live in this process (mpirun's): wait for the others to
+    // read their last reports and the exit code.
+    hearFromEveryRank(done, "word that it finished");
   }
   // A rank given up on may be stopped, and its launcher waits for it.
   const auto ended_due = Clock::now() + 3s;

@@ -188,6 +188,10 @@ std::optional<LaunchedRank> pmi(const Environment& env) {
   checkLayout(r, vars, pmix ? "PMIX_RANK" : "PMI_RANK",
               pmix ? "PMIX_SIZE" : "PMI_SIZE", "MPI_LOCALRANKID",
               "MPI_LOCALNRANKS");
+  // PMI names no job; inside a Slurm allocation (mpiexec.hydra there) the
+  // allocation's step does.
+  r.job = jobName("Slurm job ", {env("SLURM_JOB_ID"), env("SLURM_STEP_ID")},
+                  " step ");
   return r;
 }
 

@@ -35,7 +35,8 @@ std::optional<std::string> disagreementOn(
     const bool one = ranks.size() == 1;
     text += (i == 0 ? "" : "; ") + rankList(ranks) +
             (test == kNoMoreTests
-                 ? (one ? " has" : " have") + std::string(" no more")
+                 ? std::string(one ? " has none left (its run ended)"
+                                   : " have none left (their runs ended)")
                  : (one ? " runs " : " run ") + test);
   }
   return text +

@@ -236,7 +236,7 @@ TEST_P(HarnessLaunched, RankWithMoreTestsThanRankZeroFailsTheJob) {
   EXPECT_THAT(r.output,
               HasSubstr("[ranktest] ranktest: the job's ranks do not run the "
                         "same tests: as its distributed test #2, rank 0 has "
-                        "no more; rank 1 runs "
+                        "none left (its run ended); rank 1 runs "
                         "InnerLaunchedFilters.B_Passes/gloo_ws2."));
   EXPECT_THAT(r.output, Not(HasSubstr("gave up"))) << r.output;
   EXPECT_LT(r.elapsed, 30s * kSanitizerSlowdown) << r.output;

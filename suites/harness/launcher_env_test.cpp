@@ -246,6 +246,13 @@ TEST(HarnessLauncherEnv, PmiNeedsASizeAndBothLocalVariables) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->launcher, "PMI");
   EXPECT_FALSE(r->local_rank);
+  EXPECT_EQ(r->job, "");  // PMI names none
+  EXPECT_EQ(detectLauncher(environment({{"PMI_RANK", "1"},
+                                        {"PMI_SIZE", "2"},
+                                        {"SLURM_JOB_ID", "7"},
+                                        {"SLURM_STEP_ID", "1"}}))
+                ->job,
+            "Slurm job 7 step 1");
   EXPECT_THAT(refusal({{"PMIX_RANK", "1"}}), HasSubstr("not PMIX_SIZE"));
   EXPECT_THAT(
       refusal({{"PMI_RANK", "1"}, {"PMI_SIZE", "2"}, {"MPI_LOCALRANKID", "1"}}),

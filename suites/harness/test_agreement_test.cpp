@@ -31,8 +31,8 @@ TEST(HarnessTestAgreement, NamesTheRanksThatHaveNoMoreTests) {
   const auto text =
       disagreementOn(1, {kNoMoreTests, "Join.A/gloo_ws3", kNoMoreTests});
   ASSERT_TRUE(text.has_value());
-  EXPECT_NE(text->find("#1, ranks 0, 2 have no more; rank 1 runs "
-                       "Join.A/gloo_ws3."),
+  EXPECT_NE(text->find("#1, ranks 0, 2 have none left (their runs ended); "
+                       "rank 1 runs Join.A/gloo_ws3."),
             std::string::npos)
       << *text;
   // The marker itself, unprintable, never shows.

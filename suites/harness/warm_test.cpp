@@ -280,7 +280,8 @@ umask 022
 (umask 077; exec "$CLIENT" "$INNER" $f)
 (ulimit -Sn 512; exec "$CLIENT" "$INNER" $f)
 if [ "$(nproc)" -gt 1 ]; then
-  taskset -c 0 "$CLIENT" "$INNER" $f
+  first_cpu=$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')
+  taskset -c "$first_cpu" "$CLIENT" "$INNER" $f
 else
   echo "warm-settings umask=0022 nofile=0 cpus=1 warm=1 (one CPU here)"
 fi

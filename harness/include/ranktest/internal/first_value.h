@@ -15,8 +15,8 @@ namespace ranktest::internal {
 
 // Sets `key` to `value` unless it holds a value already, and wakes its
 // waiters; whether `value` is the one that stands. (c10d's compareSet wakes
-// no waiter: a set follows it, which cannot replace another's value, since
-// the key is taken by then.)
+// no waiter: a set of the value that stands follows it.) Every writer of
+// such a key must set it through here.
 bool setFirst(c10d::Store& store, const std::string& key,
               const std::vector<std::uint8_t>& value);
 

@@ -74,8 +74,10 @@ class LaunchedJob {
   // on).
   // The sentinels of the ranks given up on then end them. Returns the job's
   // exit code, the same in every rank: the first non-zero of rank 0's (which
-  // alone runs the plain tests) and this rank's; non-zero where some rank
-  // found the ranks at different tests (rank 0 then prints what it found).
+  // alone runs the plain tests, and hears from every rank that its tests are
+  // over before it says its code) and this rank's; non-zero where some rank
+  // found the ranks at different tests (rank 0 prints what it found where
+  // its own run had ended first).
   int finish(int exit_code);
 
   // How long past a test's deadline (and the stack grace) a rank's report

@@ -27,10 +27,11 @@ struct LaunchedRank {
   // torchrun's restarts of the job so far (TORCHELASTIC_RESTART_COUNT): its
   // store outlives an attempt, so each attempt keeps to keys of its own.
   std::optional<int> restart_count;
-  // What names the job, the same in each of its ranks, or "" where the
-  // launcher names none (PMI): "torchrun run <TORCHELASTIC_RUN_ID>", "Open
-  // MPI job <OMPI_MCA_ess_base_jobid>", "Slurm job <SLURM_JOB_ID> step
-  // <SLURM_STEP_ID>". Its ranks claim the store with it (job_claim.h).
+  // What names the job, the same in each of its ranks, or "" where nothing
+  // does: "torchrun run <TORCHELASTIC_RUN_ID>", "Open MPI job
+  // <OMPI_MCA_ess_base_jobid>", "Slurm job <SLURM_JOB_ID> step
+  // <SLURM_STEP_ID>" (srun's, and a PMI launcher's inside an allocation).
+  // Its ranks claim the store with it (job_claim.h).
   std::string job;
 };
 
