@@ -587,8 +587,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
     }
     return all;
   }
-  const auto reports_due =
-      Clock::now() + t.timeout() + options.stack_grace + kReportGrace;
+  const auto reports_due = dueFromNow();
 
   RankLaunch launch;
   launch.rank = me;
