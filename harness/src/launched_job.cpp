@@ -18,6 +18,7 @@
 #include "ranktest/internal/attempt_store.h"
 #include "ranktest/internal/duration_text.h"
 #include "ranktest/internal/first_value.h"
+#include "ranktest/internal/host_port.h"
 #include "ranktest/internal/interrupt.h"
 #include "ranktest/internal/job_claim.h"
 #include "ranktest/internal/rank_process.h"
@@ -40,11 +41,28 @@ LaunchedJob*& currentJob() {
   return job;
 }
 
-// The address of this host's interface toward `host`: the one its peers
-// reach it at. A UDP connect sends nothing; it only picks the route.
+// The numeric text of an IPv4 or IPv6 socket address; "" for another kind.
+std::string numericHost(const sockaddr* address) {
+  char text[INET6_ADDRSTRLEN] = {};
+  const void* bytes = nullptr;
+  if (address->sa_family == AF_INET) {
+    bytes = &reinterpret_cast<const sockaddr_in*>(address)->sin_addr;
+  } else if (address->sa_family == AF_INET6) {
+    bytes = &reinterpret_cast<const sockaddr_in6*>(address)->sin6_addr;
+  } else {
+    return "";
+  }
+  return ::inet_ntop(address->sa_family, bytes, text, sizeof(text)) != nullptr
+             ? text
+             : "";
+}
+
+// The address of this host's interface toward `host` (IPv4 or IPv6, the
+// first that routes): the one its peers reach it at. A UDP connect sends
+// nothing; it only picks the route.
 std::string localAddressToward(const std::string& host, int port) {
   addrinfo hints{};
-  hints.ai_family = AF_INET;
+  hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_DGRAM;
   addrinfo* found = nullptr;
   if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints,
@@ -53,20 +71,22 @@ std::string localAddressToward(const std::string& host, int port) {
     throw std::runtime_error("ranktest: cannot resolve MASTER_ADDR '" + host +
                              "'");
   }
-  std::string address = "127.0.0.1";
-  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  sockaddr_in local{};
-  socklen_t size = sizeof(local);
-  if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &size) == 0) {
-    char text[INET_ADDRSTRLEN] = {};
-    if (::inet_ntop(AF_INET, &local.sin_addr, text, sizeof(text)) != nullptr) {
-      address = text;
+  std::string address;
+  for (const addrinfo* a = found; a != nullptr && address.empty();
+       a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_storage local{};
+    socklen_t size = sizeof(local);
+    if (fd >= 0 && ::connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &size) == 0) {
+      address = numericHost(reinterpret_cast<const sockaddr*>(&local));
     }
+    if (fd >= 0) ::close(fd);
   }
-  if (fd >= 0) ::close(fd);
+  const bool v6 = found->ai_family == AF_INET6;
   ::freeaddrinfo(found);
-  return address;
+  if (!address.empty()) return address;
+  return v6 ? "::1" : "127.0.0.1";
 }
 
 // The interface that holds `address`, or "" when none does.
@@ -75,11 +95,7 @@ std::string interfaceWithAddress(const std::string& address) {
   if (::getifaddrs(&all) != 0) return "";
   std::string name;
   for (const ifaddrs* i = all; i != nullptr && name.empty(); i = i->ifa_next) {
-    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
-    char text[INET_ADDRSTRLEN] = {};
-    const auto* in = reinterpret_cast<const sockaddr_in*>(i->ifa_addr);
-    if (::inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text)) != nullptr &&
-        address == text) {
+    if (i->ifa_addr != nullptr && numericHost(i->ifa_addr) == address) {
       name = i->ifa_name;
     }
   }
@@ -171,9 +187,7 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
   if (!launched) return nullptr;
   const std::string address = rendezvousAddress(*launched, &processEnvironment);
   std::unique_ptr<LaunchedJob> job(new LaunchedJob(*launched, address));
-  const std::size_t colon = address.rfind(':');
-  const std::string host = address.substr(0, colon);
-  const int port = std::stoi(address.substr(colon + 1));
+  const auto [host, port] = splitHostPort(address);
   c10d::TCPStoreOptions options;
   options.port = static_cast<std::uint16_t>(port);
   // torchrun's static rendezvous serves its own store at MASTER_PORT and

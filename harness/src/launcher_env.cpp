@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "ranktest/internal/host_port.h"
+
 namespace ranktest::internal {
 namespace {
 
@@ -229,13 +231,13 @@ std::optional<LaunchedRank> detectLauncher(const Environment& env) {
 std::string rendezvousAddress(const LaunchedRank& launched,
                               const Environment& env) {
   if (launched.master_addr && launched.master_port) {
-    return *launched.master_addr + ":" + std::to_string(*launched.master_port);
+    return joinHostPort(*launched.master_addr, *launched.master_port);
   }
   const std::optional<std::string> addr = env("MASTER_ADDR");
   const std::optional<std::string> port = env("MASTER_PORT");
   if (addr && port) {
     LauncherVariables vars(env, launched.launcher);
-    return *addr + ":" + std::to_string(*vars.port("MASTER_PORT"));
+    return joinHostPort(*addr, *vars.port("MASTER_PORT"));
   }
   if (addr || port) {
     refuse(launched.launcher,
@@ -249,7 +251,7 @@ std::string rendezvousAddress(const LaunchedRank& launched,
            "reaches, where rank 0 runs) and MASTER_PORT (a free port there), "
            "e.g. mpirun -x MASTER_ADDR=host0 -x MASTER_PORT=29500");
   }
-  return "127.0.0.1:" + std::to_string(portForJob(launched.job));
+  return joinHostPort("127.0.0.1", portForJob(launched.job));
 }
 
 int slurmTasksOnNode(const std::string& tasks_per_node, int node) {

@@ -13,6 +13,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <utility>
 
+#include "ranktest/internal/host_port.h"
 #include "ranktest/internal/rank_launch.h"
 #include "torch_compat/tcp_store.h"
 
@@ -112,13 +113,13 @@ c10::intrusive_ptr<c10d::Store> connectStore(
     store = c10::make_intrusive<c10d::FileStore>(
         "/proc/self/fd/" + std::to_string(kStoreFileFd), world_size);
   } else if (address.rfind("tcp:", 0) == 0) {
-    // tcp:<port> or tcp:<host>:<port>
-    const std::size_t colon = address.rfind(':');
-    const std::string host =
-        colon > 3 ? address.substr(4, colon - 4) : std::string("127.0.0.1");
+    // tcp:<port> or tcp:<host>:<port> (host_port.h)
+    const std::string rest = address.substr(4);
+    const HostPort at = splitHostPort(
+        rest.find(':') == std::string::npos ? "127.0.0.1:" + rest : rest);
+    const std::string& host = at.host;
     c10d::TCPStoreOptions options;
-    options.port =
-        static_cast<std::uint16_t>(std::stoi(address.substr(colon + 1)));
+    options.port = static_cast<std::uint16_t>(at.port);
     options.isServer = false;
     options.timeout = timeout;
     // Only a server waits for its workers. A rank forked from a launched

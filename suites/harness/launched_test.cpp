@@ -6,6 +6,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -363,6 +365,48 @@ TEST(HarnessLaunchedJoin, RankZeroThatCannotServeTheStoreSaysWhy) {
   EXPECT_LT(r.elapsed, 30s * kSanitizerSlowdown) << r.output;
   EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
   EXPECT_THAT(r.files_left, IsEmpty()) << r.output;
+}
+
+// A free port on the IPv6 loopback, or 0 where this host has none.
+std::uint16_t freeIpv6LoopbackPort() {
+  const int fd = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in6 address{};
+  address.sin6_family = AF_INET6;
+  address.sin6_addr = in6addr_loopback;
+  socklen_t size = sizeof(address);
+  std::uint16_t port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), size) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0) {
+    port = ntohs(address.sin6_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+// An IPv6 MASTER_ADDR, bare or in brackets: the store, each rank's address
+// toward it and Gloo's pairs are all IPv6, and the job runs its test.
+TEST(HarnessLaunchedJoin, Ipv6MasterAddrFormsTheJob) {
+  if (::access(kMpirun, X_OK) != 0) {
+    GTEST_SKIP() << kMpirun << " is not installed (ci/setup installs it)";
+  }
+  for (const char* master : {"::1", "[::1]"}) {
+    const std::uint16_t port = freeIpv6LoopbackPort();
+    if (port == 0) GTEST_SKIP() << "this host has no IPv6 loopback (::1)";
+    InnerOptions options;
+    options.launcher = launcherCommand("mpirun", 2);
+    options.filter = "InnerReports.Passes/gloo_ws2";
+    options.args = {"--gtest_color=no"};
+    options.env = {{"MASTER_ADDR", master},
+                   {"MASTER_PORT", std::to_string(port)}};
+    spawnUnderSanitizer(options);
+    options.limit = 60s * kSanitizerSlowdown;
+    const InnerResult r = runInner(options);
+    EXPECT_EQ(r.exit_code, 0) << master << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr("[  PASSED  ] 1 test")) << master;
+    EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
+    EXPECT_THAT(r.files_left, IsEmpty()) << r.output;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Harness, HarnessLaunched,

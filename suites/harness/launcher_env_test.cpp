@@ -200,6 +200,13 @@ TEST(HarnessLauncherEnv, OpenMpiAcrossNodesNeedsMasterAddrAndPort) {
   EXPECT_EQ(
       rendezvousAddress(*detectLauncher(environment(mpi)), environment(mpi)),
       "10.0.0.1:29400");
+  // An IPv6 MASTER_ADDR, bracketed or not, is written in brackets.
+  for (const char* v6 : {"fd00::1", "[fd00::1]"}) {
+    mpi["MASTER_ADDR"] = v6;
+    EXPECT_EQ(
+        rendezvousAddress(*detectLauncher(environment(mpi)), environment(mpi)),
+        "[fd00::1]:29400");
+  }
   EXPECT_THAT(refusal({{"OMPI_COMM_WORLD_RANK", "0"}}),
               AllOf(HasSubstr("started by Open MPI"),
                     HasSubstr("OMPI_COMM_WORLD_SIZE")));
