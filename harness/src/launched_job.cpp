@@ -143,7 +143,9 @@ constexpr char kJobLostKey[] = "ranktest/lost";
 constexpr char kMarkLate[] = "\x01ranktest: late";
 constexpr char kMarkSilent[] = "\x01ranktest: silent";
 constexpr char kMarkJobGaveUp[] = "\x01ranktest: the job gave up on a rank";
-constexpr char kMarkInterrupted[] = "\x01ranktest: interrupted";
+// The interrupted rank's number follows: the key may be shared, and the
+// others were not interrupted.
+constexpr char kMarkInterrupted[] = "\x01ranktest: interrupted in rank ";
 
 // Set by a rank that found the ranks at different tests, to what it found:
 // rank 0 prints it at the end where its own run ended first.
@@ -270,7 +272,7 @@ void LaunchedJob::placeOnNodes(std::chrono::milliseconds timeout) {
   for (int rank = 0; rank < launched_.world_size; ++rank) {
     Awaited host = awaitFrom(hostKey(rank), rank, until,
                              /*at_test_start=*/false, /*joining=*/true);
-    if (host.how != Await::kArrived) notJoined(rank, host.how, timeout);
+    if (host.how != Await::kArrived) notJoined(rank, host, timeout);
     hosts.push_back(std::move(host.value));
   }
   layout_ = nodeLayoutOf(hosts, me);
@@ -291,16 +293,18 @@ void LaunchedJob::placeOnNodes(std::chrono::milliseconds timeout) {
   exportIfUnset("GLOO_SOCKET_IFNAME", interfaceWithAddress(gloo_host_));
 }
 
-void LaunchedJob::notJoined(int rank, Await how,
+void LaunchedJob::notJoined(int rank, const Awaited& awaited,
                             std::chrono::milliseconds timeout) {
+  const Await how = awaited.how;
   const std::optional<std::string> where = published(whereKey(rank));
   const std::string peer = "rank " + std::to_string(rank) + " of " +
                            std::to_string(launched_.world_size) +
                            (where ? " (" + *where + ")" : "");
   const std::string me = "rank " + std::to_string(launched_.rank);
   std::string what;
-  if (how == Await::kInterrupted) {
-    what = peer + " had not joined: " + me + " was interrupted while it waited";
+  if (how == Await::kInterrupted || how == Await::kPeerInterrupted) {
+    what = peer + " had not joined: " + whoWasInterrupted(awaited, me) +
+           " was interrupted while it waited";
   } else if (how == Await::kSilent) {
     what = peer + " went silent: its heartbeat has not moved for " +
            secondsText(settings().peer_silence) +
@@ -354,22 +358,33 @@ SuperviseResult LaunchedJob::withoutLostRank(
   return all;
 }
 
-SuperviseResult LaunchedJob::notStarted(Await how, int rank,
+SuperviseResult LaunchedJob::notStarted(const Awaited& awaited, int rank,
                                         const std::string& waited_for,
                                         const std::string& test) {
+  const Await how = awaited.how;
   if (how == Await::kJobGaveUp && adoptLostRank()) return withoutLostRank();
-  if (how == Await::kInterrupted) return interruptedBeforeTheBody();
+  if (how == Await::kInterrupted || how == Await::kPeerInterrupted) {
+    return interruptedBeforeTheBody(whoWasInterrupted(awaited, "this run"));
+  }
   return withoutLostRank(giveUpOn(rank, how, waited_for, test));
 }
 
-SuperviseResult LaunchedJob::interruptedBeforeTheBody() const {
+std::string LaunchedJob::whoWasInterrupted(const Awaited& awaited,
+                                           const std::string& self) {
+  return awaited.how == Await::kPeerInterrupted ? "rank " + awaited.value
+                                                : self;
+}
+
+SuperviseResult LaunchedJob::interruptedBeforeTheBody(
+    const std::string& interrupted) const {
   SuperviseResult all;
   all.interrupted_by = interruptSignal();
   for (int rank = 0; rank < launched_.world_size; ++rank) {
     RankReport r;
     r.rank = rank;
     r.end = RankReport::End::kStopped;
-    r.stopped_because = "this run was interrupted before the test's body ran";
+    r.stopped_because =
+        interrupted + " was interrupted before the test's body ran";
     all.ranks.push_back(r);
   }
   return all;
@@ -393,7 +408,13 @@ LaunchedJob::Awaited LaunchedJob::awaitFrom(const std::string& key, int rank,
   if (value == kMarkLate) return {Await::kLate, ""};
   if (value == kMarkSilent) return {Await::kSilent, ""};
   if (value == kMarkJobGaveUp) return {Await::kJobGaveUp, ""};
-  if (value == kMarkInterrupted) return {Await::kInterrupted, ""};
+  if (value.rfind(kMarkInterrupted, 0) == 0) {
+    // Rank 0's: this rank's own, or rank 0's while this rank, not
+    // signalled, goes on.
+    if (interruptSignal() != 0) return {Await::kInterrupted, ""};
+    return {Await::kPeerInterrupted,
+            value.substr(std::char_traits<char>::length(kMarkInterrupted))};
+  }
   return {Await::kArrived, std::move(value)};
 }
 
@@ -427,7 +448,13 @@ void LaunchedJob::watchWaits(c10d::Store& store) {
     w = watched_;
   }
   if (!w) return;
-  const char* mark = nullptr;
+  // The keys waited on are shared, and the launcher of an interrupted rank
+  // (another host's) may not signal the others: an interrupted rank but
+  // rank 0 marks none, not even late, and its wait ends with its run, from
+  // the interrupt's watchdog within kInterruptGrace (interrupted_run.h).
+  // Rank 0 reports the interrupted test, so its wait ends at once.
+  if (interruptSignal() != 0 && launched_.rank != 0) return;
+  std::string mark;
   const Seen seen = noteBeat(store, w->rank);
   const auto now = Clock::now();
   const bool never_beat = w->joining && seen.beat == 0;
@@ -436,10 +463,12 @@ void LaunchedJob::watchWaits(c10d::Store& store) {
   }
   if (now >= w->until) mark = kMarkLate;
   if (w->at_test_start && store.check({kJobLostKey})) mark = kMarkJobGaveUp;
-  // The run ends 3 s after the signal (interrupted_run.h); so does the job,
-  // whose launcher sends it to every rank.
-  if (interruptSignal() != 0) mark = kMarkInterrupted;
-  if (mark == nullptr) return;
+  // The run ends 3 s after the signal; so does the job, whose end the
+  // others learn from rank 0.
+  if (interruptSignal() != 0) {
+    mark = kMarkInterrupted + std::to_string(launched_.rank);
+  }
+  if (mark.empty()) return;
   // Only where the key is still unset: a value that came first stands, and
   // one that comes after the mark does not replace it (first_value.h).
   setFirst(store, w->key, toBytes(mark));
@@ -555,8 +584,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
         rank == 0 ? Clock::now() + std::chrono::hours(24) : agreement_due,
         /*at_test_start=*/true);
     if (test.how != Await::kArrived) {
-      return notStarted(test.how, rank, "the start of its next test",
-                        t.fullName());
+      return notStarted(test, rank, "the start of its next test", t.fullName());
     }
     tests.push_back(test.value);
     if (rank == 0) agreement_due = dueFromNow();
@@ -578,8 +606,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
     const Awaited skip = awaitFrom(of("skip", rank), rank, agreement_due,
                                    /*at_test_start=*/true);
     if (skip.how != Await::kArrived) {
-      return notStarted(skip.how, rank, "its decision on skipping",
-                        t.fullName());
+      return notStarted(skip, rank, "its decision on skipping", t.fullName());
     }
     skips.push_back(decodeSkip(skip.value));
   }
@@ -657,13 +684,14 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
         interrupted ? std::min(reports_due, interrupt_due) : reports_due);
     if (sent.how == Await::kArrived) {
       all.ranks.push_back(decodeReport(sent.value));
-    } else if (interrupted || sent.how == Await::kInterrupted) {
+    } else if (interrupted || sent.how == Await::kInterrupted ||
+               sent.how == Await::kPeerInterrupted) {
       all.interrupted_by = interruptSignal();
       RankReport missing;
       missing.rank = rank;
       missing.end = RankReport::End::kStopped;
-      missing.stopped_because =
-          "this run was interrupted before its report came";
+      missing.stopped_because = whoWasInterrupted(sent, "this run") +
+                                " was interrupted before its report came";
       all.ranks.push_back(missing);
     } else {
       all.ranks.push_back(giveUpOn(rank, sent.how, "its report", t.fullName()));
@@ -718,7 +746,13 @@ int LaunchedJob::finish(int exit_code) {
         const int rank0 = std::stoi(code.value);
         if (job_code == 0) job_code = rank0;
       } else {
-        if (lost_rank_ != 0 && how != Await::kInterrupted) {
+        if (how == Await::kPeerInterrupted) {
+          std::cerr << "[ranktest] rank " << me << " exits 1: rank "
+                    << code.value
+                    << " was interrupted while it waited for the job's exit "
+                       "code, which hid it"
+                    << std::endl;
+        } else if (lost_rank_ != 0 && how != Await::kInterrupted) {
           giveUpOn(0, how, "the job's exit code", "the end of the run");
         }
         if (job_code == 0) job_code = 1;
@@ -740,7 +774,9 @@ int LaunchedJob::finish(int exit_code) {
       for (int rank = 1; rank < launched_.world_size; ++rank) {
         if (given_up_.count(rank) != 0) continue;
         const Await how = awaitFrom(key(rank), rank, until).how;
-        if (how == Await::kInterrupted) return false;
+        if (how == Await::kInterrupted || how == Await::kPeerInterrupted) {
+          return false;
+        }
         if (how != Await::kArrived) {
           // After the last test: no test's report carries it.
           std::cerr

@@ -244,6 +244,21 @@ TEST_P(HarnessLaunched, RankWithMoreTestsThanRankZeroFailsTheJob) {
   EXPECT_LT(r.elapsed, 30s * kSanitizerSlowdown) << r.output;
 }
 
+// Rank 1 alone is interrupted while it and rank 0 wait for rank 2's
+// report: rank 0, not interrupted, gets that report (rank 2's failure), not
+// a mark of rank 1's interrupt that would hide it. Rank 1 exits 130.
+TEST_P(HarnessLaunched, RankInterruptedAloneHidesNoReportFromTheOthers) {
+  const InnerResult r =
+      run("InnerLaunchedThree.Rank1AloneIsInterruptedWhileItWaits/gloo_ws3", 3,
+          nullptr, /*rank_zero_reports=*/false);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              AllOf(HasSubstr("rank 2's own report, after 2 s"),
+                    HasSubstr("[  FAILED  ] InnerLaunchedThree."),
+                    Not(HasSubstr("interrupted before its report came"))))
+      << r.output;
+}
+
 // The job's store is served by rank 0's sentinel (mpirun; Debian 1.13's
 // torchrun) or torchrun's agent (2.x), never by the launched process of
 // rank 0, which forks each test.

@@ -105,6 +105,31 @@ class InnerLaunchedFilters : public ranktest::DistributedTest {
 RANKTEST_F(InnerLaunchedFilters, A_Passes) { pg()->barrier()->wait(); }
 RANKTEST_F(InnerLaunchedFilters, B_Passes) { pg()->barrier()->wait(); }
 
+class InnerLaunchedThree : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {3}}; }
+};
+
+// Rank 1 alone is interrupted (as where only its host's launcher is), 0.5
+// s after its body ended, while it and rank 0 wait for rank 2's report;
+// rank 2's body fails after 2 s. A process of its own sends the signal to
+// rank 1's launched process: the body's own process is over by then.
+RANKTEST_F(InnerLaunchedThree, Rank1AloneIsInterruptedWhileItWaits,
+           ranktest::timeout(10s * harness_suite::kSanitizerSlowdown)) {
+  if (rank() == 1) {
+    const pid_t launched = ::getppid();
+    if (::fork() == 0) {
+      std::this_thread::sleep_for(500ms);
+      ::kill(launched, SIGINT);
+      ::_exit(0);
+    }
+  }
+  if (rank() == 2) {
+    std::this_thread::sleep_for(2s);
+    ADD_FAILURE() << "rank 2's own report, after 2 s";
+  }
+}
+
 class InnerFault : public ranktest::DistributedTest {
  public:
   static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }

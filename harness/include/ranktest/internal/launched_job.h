@@ -88,8 +88,17 @@ class LaunchedJob {
   // How a wait for a peer ended: what was waited for came; the time was
   // up; the peer went silent; another rank gave up on some rank (the job's
   // lost rank), which ends the wait at the start of a test; this process
-  // was interrupted (SIGINT, SIGTERM).
-  enum class Await { kArrived, kLate, kSilent, kJobGaveUp, kInterrupted };
+  // was interrupted (SIGINT, SIGTERM); another rank that waited for the same
+  // value was, and its mark hides the value (its launcher, on another host,
+  // may not signal this rank).
+  enum class Await {
+    kArrived,
+    kLate,
+    kSilent,
+    kJobGaveUp,
+    kInterrupted,
+    kPeerInterrupted
+  };
 
   LaunchedJob(LaunchedRank launched, std::string store_address);
 
@@ -98,7 +107,7 @@ class LaunchedJob {
   std::optional<std::string> published(const std::string& key);
   struct Awaited {
     Await how;
-    std::string value;  // where it arrived
+    std::string value;  // where it arrived; kPeerInterrupted: that rank
   };
   // A wait of the main thread, which the responder's thread watches.
   struct Watched {
@@ -144,19 +153,25 @@ class LaunchedJob {
   // `lost` is that rank's own report where this test found it gone.
   SuperviseResult withoutLostRank(std::optional<RankReport> lost = {}) const;
   // Reports of a test that did not start because a wait for `rank` ended
-  // without its value (`how`): the job's lost rank where another rank gave
-  // up on one, the interrupt, or giving up on `rank` (see giveUpOn()).
-  SuperviseResult notStarted(Await how, int rank, const std::string& waited_for,
+  // without its value (`awaited`): the job's lost rank where another rank
+  // gave up on one, the interrupt, or giving up on `rank` (see giveUpOn()).
+  SuperviseResult notStarted(const Awaited& awaited, int rank,
+                             const std::string& waited_for,
                              const std::string& test);
-  // Reports of a test whose start an interrupt ended (SIGINT, SIGTERM).
-  SuperviseResult interruptedBeforeTheBody() const;
+  // "rank R" where another rank's interrupt ended `awaited`, else `self`.
+  static std::string whoWasInterrupted(const Awaited& awaited,
+                                       const std::string& self);
+  // Reports of a test whose start an interrupt (SIGINT, SIGTERM) of
+  // `interrupted` ended: "this run", or "rank R".
+  SuperviseResult interruptedBeforeTheBody(
+      const std::string& interrupted) const;
   // Works out the node layout with the other ranks and exports it (see
   // join()); throws, naming the rank, where one has not joined within
   // `timeout` or went silent while the job formed (see notJoined()).
   void placeOnNodes(std::chrono::milliseconds timeout);
   // Throws the error of a wait for `rank` at the job's start that ended
   // without its value (`how`; `timeout`: how long it was waited for).
-  [[noreturn]] void notJoined(int rank, Await how,
+  [[noreturn]] void notJoined(int rank, const Awaited& awaited,
                               std::chrono::milliseconds timeout);
 
   LaunchedRank launched_;
