@@ -11,7 +11,10 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <future>
+#include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "inner_run.h"
@@ -380,6 +383,73 @@ TEST(HarnessLaunchedJoin, RankZeroThatCannotServeTheStoreSaysWhy) {
   EXPECT_LT(r.elapsed, 30s * kSanitizerSlowdown) << r.output;
   EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
   EXPECT_THAT(r.files_left, IsEmpty()) << r.output;
+}
+
+// Two real jobs at one address (one MASTER_PORT given to both): while job A
+// runs, a rank of job B reaches A's store as a client (B's rank 0 is
+// another program here, which serves nothing). It is refused, naming both
+// jobs, before it touches a key of A's; A passes as if alone.
+TEST(HarnessLaunchedJoin, SecondJobAtTheSameAddressIsRefusedAndTheFirstPasses) {
+  if (::access(kMpirun, X_OK) != 0) {
+    GTEST_SKIP() << kMpirun << " is not installed (ci/setup installs it)";
+  }
+  std::uint16_t free_port = 0;
+  ::close(ranktest::internal::listenOnLoopback(free_port));
+  const std::map<std::string, std::string> address = {
+      {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", std::to_string(free_port)}};
+
+  InnerOptions a;
+  a.launcher = launcherCommand("mpirun", 2);
+  a.filter = "InnerFault.ExchangesForThreeSeconds/gloo_ws2";
+  a.args = {"--gtest_color=no"};
+  a.env = address;
+  spawnUnderSanitizer(a);
+  a.limit = 60s * kSanitizerSlowdown;
+  // Job A has formed (and claimed its store) once rank 0 runs the test.
+  std::promise<void> formed;
+  a.watcher = [&formed](pid_t, const std::string&, const std::string& out) {
+    if (out.find("[ RUN      ]") == std::string::npos) return false;
+    formed.set_value();
+    return true;
+  };
+  std::future<void> a_formed = formed.get_future();
+  InnerResult job_a;
+  std::thread first([&] { job_a = runInner(a); });
+  const bool a_ran =
+      a_formed.wait_for(30s * kSanitizerSlowdown) == std::future_status::ready;
+
+  InnerOptions b;
+  // Rank 0 of job B is /bin/sleep; rank 1 is the inner binary.
+  b.launcher = {kMpirun,
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "-np",
+                "1",
+                "/bin/sleep",
+                "60",
+                ":",
+                "-np",
+                "1"};
+  b.filter = "InnerReports.Passes/gloo_ws2";
+  b.args = {"--gtest_color=no"};
+  b.env = address;
+  spawnUnderSanitizer(b);
+  b.limit = 60s * kSanitizerSlowdown;
+  const InnerResult job_b = a_ran ? runInner(b) : InnerResult{};
+  first.join();
+  ASSERT_TRUE(a_ran) << job_a.output;
+
+  EXPECT_NE(job_b.exit_code, 0) << job_b.output;
+  EXPECT_THAT(
+      job_b.output,
+      ContainsRegex("ranktest: the rendezvous store at 127\\.0\\.0\\.1:" +
+                    std::to_string(free_port) +
+                    " is another job's \\(Open MPI job [0-9]+\\), not "
+                    "this rank's \\(Open MPI job [0-9]+\\)"));
+  EXPECT_THAT(job_b.processes_left, IsEmpty()) << job_b.output;
+  EXPECT_EQ(job_a.exit_code, 0) << job_a.output;
+  EXPECT_THAT(job_a.output, HasSubstr("[  PASSED  ] 1 test")) << job_a.output;
+  EXPECT_THAT(job_a.processes_left, IsEmpty()) << job_a.output;
 }
 
 // A free port on the IPv6 loopback, or 0 where this host has none.
