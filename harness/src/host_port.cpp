@@ -1,6 +1,5 @@
 #include "ranktest/internal/host_port.h"
 
-#include <cstdlib>
 #include <stdexcept>
 
 namespace ranktest::internal {
@@ -27,16 +26,20 @@ HostPort splitHostPort(const std::string& address) {
   };
   if (colon == std::string::npos || colon == 0) throw malformed();
   const std::string port = address.substr(colon + 1);
-  char* end = nullptr;
-  const long value = std::strtol(port.c_str(), &end, 10);
-  if (port.empty() || *end != '\0' || value < 0 || value > 65535) {
+  const std::string host = address.substr(0, colon);
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos) {
     throw malformed();
   }
-  const std::string host = address.substr(0, colon);
-  // "[v6]" keeps its brackets up to here; an unbracketed "::1:29500" splits
-  // at its last colon.
-  if (host.front() == '[' && host.back() != ']') throw malformed();
-  return HostPort{unbracketed(host), static_cast<int>(value)};
+  const int value = std::stoi(port);
+  // An IPv6 host must be in brackets: "fd00::1" alone reads as host
+  // "fd00:" and port 1.
+  const bool bracketed = host.front() == '[' && host.back() == ']';
+  if (value < 1 || value > 65535 || host == "[]" ||
+      (!bracketed && host.find_first_of("[]:") != std::string::npos)) {
+    throw malformed();
+  }
+  return HostPort{unbracketed(host), value};
 }
 
 }  // namespace ranktest::internal

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@
 #include "ranktest/internal/rank_sentinel.h"
 #include "ranktest/internal/report_codec.h"
 #include "ranktest/internal/test_agreement.h"
+#include "ranktest/internal/verdict.h"
 #include "ranktest/settings.h"
 #include "torch_compat/tcp_store.h"
 
@@ -41,25 +43,36 @@ LaunchedJob*& currentJob() {
   return job;
 }
 
-// The numeric text of an IPv4 or IPv6 socket address; "" for another kind.
+// The numeric text of an IPv4 or IPv6 socket address, a link-local IPv6
+// one with its interface ("fe80::1%eth0": Gloo binds it); "" for another
+// kind.
 std::string numericHost(const sockaddr* address) {
   char text[INET6_ADDRSTRLEN] = {};
   const void* bytes = nullptr;
+  std::uint32_t scope = 0;
   if (address->sa_family == AF_INET) {
     bytes = &reinterpret_cast<const sockaddr_in*>(address)->sin_addr;
   } else if (address->sa_family == AF_INET6) {
-    bytes = &reinterpret_cast<const sockaddr_in6*>(address)->sin6_addr;
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(address);
+    bytes = &in6->sin6_addr;
+    scope = in6->sin6_scope_id;
   } else {
     return "";
   }
-  return ::inet_ntop(address->sa_family, bytes, text, sizeof(text)) != nullptr
-             ? text
-             : "";
+  if (::inet_ntop(address->sa_family, bytes, text, sizeof(text)) == nullptr) {
+    return "";
+  }
+  char interface[IF_NAMESIZE] = {};
+  if (scope != 0 && ::if_indextoname(scope, interface) != nullptr) {
+    return std::string(text) + "%" + interface;
+  }
+  return text;
 }
 
-// The address of this host's interface toward `host` (IPv4 or IPv6, the
-// first that routes): the one its peers reach it at. A UDP connect sends
-// nothing; it only picks the route.
+// The address of this host's interface toward `host`: the one its peers
+// reach it at. IPv4 where `host` has an IPv4 address that routes, as every
+// rank then decides alike; else IPv6. A UDP connect sends nothing; it only
+// picks the route.
 std::string localAddressToward(const std::string& host, int port) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -72,16 +85,19 @@ std::string localAddressToward(const std::string& host, int port) {
                              "'");
   }
   std::string address;
-  for (const addrinfo* a = found; a != nullptr && address.empty();
-       a = a->ai_next) {
-    const int fd = ::socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    sockaddr_storage local{};
-    socklen_t size = sizeof(local);
-    if (fd >= 0 && ::connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &size) == 0) {
-      address = numericHost(reinterpret_cast<const sockaddr*>(&local));
+  for (const int family : {AF_INET, AF_INET6}) {
+    for (const addrinfo* a = found; a != nullptr && address.empty();
+         a = a->ai_next) {
+      if (a->ai_family != family) continue;
+      const int fd = ::socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+      sockaddr_storage local{};
+      socklen_t size = sizeof(local);
+      if (fd >= 0 && ::connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
+          ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &size) == 0) {
+        address = numericHost(reinterpret_cast<const sockaddr*>(&local));
+      }
+      if (fd >= 0) ::close(fd);
     }
-    if (fd >= 0) ::close(fd);
   }
   const bool v6 = found->ai_family == AF_INET6;
   ::freeaddrinfo(found);
@@ -272,7 +288,7 @@ void LaunchedJob::placeOnNodes(std::chrono::milliseconds timeout) {
   for (int rank = 0; rank < launched_.world_size; ++rank) {
     Awaited host = awaitFrom(hostKey(rank), rank, until,
                              /*at_test_start=*/false, /*joining=*/true);
-    if (host.how != Await::kArrived) notJoined(rank, host, timeout);
+    if (host.how != Await::kArrived) notJoined(rank, host.how, timeout);
     hosts.push_back(std::move(host.value));
   }
   layout_ = nodeLayoutOf(hosts, me);
@@ -293,18 +309,16 @@ void LaunchedJob::placeOnNodes(std::chrono::milliseconds timeout) {
   exportIfUnset("GLOO_SOCKET_IFNAME", interfaceWithAddress(gloo_host_));
 }
 
-void LaunchedJob::notJoined(int rank, const Awaited& awaited,
+void LaunchedJob::notJoined(int rank, Await how,
                             std::chrono::milliseconds timeout) {
-  const Await how = awaited.how;
   const std::optional<std::string> where = published(whereKey(rank));
   const std::string peer = "rank " + std::to_string(rank) + " of " +
                            std::to_string(launched_.world_size) +
                            (where ? " (" + *where + ")" : "");
   const std::string me = "rank " + std::to_string(launched_.rank);
   std::string what;
-  if (how == Await::kInterrupted || how == Await::kPeerInterrupted) {
-    what = peer + " had not joined: " + whoWasInterrupted(awaited, me) +
-           " was interrupted while it waited";
+  if (how == Await::kInterrupted) {
+    what = peer + " had not joined: " + me + " was interrupted while it waited";
   } else if (how == Await::kSilent) {
     what = peer + " went silent: its heartbeat has not moved for " +
            secondsText(settings().peer_silence) +
@@ -360,11 +374,12 @@ SuperviseResult LaunchedJob::withoutLostRank(
 
 SuperviseResult LaunchedJob::notStarted(const Awaited& awaited, int rank,
                                         const std::string& waited_for,
-                                        const std::string& test) {
+                                        const TestInstance& t) {
+  const std::string test = t.fullName();
   const Await how = awaited.how;
   if (how == Await::kJobGaveUp && adoptLostRank()) return withoutLostRank();
   if (how == Await::kInterrupted || how == Await::kPeerInterrupted) {
-    return interruptedBeforeTheBody(whoWasInterrupted(awaited, "this run"));
+    return interruptedBeforeTheBody(awaited, t);
   }
   return withoutLostRank(giveUpOn(rank, how, waited_for, test));
 }
@@ -375,14 +390,29 @@ std::string LaunchedJob::whoWasInterrupted(const Awaited& awaited,
                                                 : self;
 }
 
+RankFailure LaunchedJob::peerInterrupted(const TestInstance& t, int rank,
+                                         const std::string& when) {
+  return RankFailure{t.file, t.line,
+                     "rank " + std::to_string(rank) +
+                         "'s run was interrupted (its launcher was signalled, "
+                         "not this rank's) " +
+                         when + ": this test's outcome is unknown"};
+}
+
 SuperviseResult LaunchedJob::interruptedBeforeTheBody(
-    const std::string& interrupted) const {
+    const Awaited& awaited, const TestInstance& t) const {
   SuperviseResult all;
   all.interrupted_by = interruptSignal();
+  const std::string interrupted = whoWasInterrupted(awaited, "this run");
   for (int rank = 0; rank < launched_.world_size; ++rank) {
     RankReport r;
     r.rank = rank;
     r.end = RankReport::End::kStopped;
+    if (awaited.how == Await::kPeerInterrupted &&
+        awaited.value == std::to_string(rank)) {
+      r.failures.push_back(
+          peerInterrupted(t, rank, "before the test's body ran"));
+    }
     r.stopped_because =
         interrupted + " was interrupted before the test's body ran";
     all.ranks.push_back(r);
@@ -392,10 +422,11 @@ SuperviseResult LaunchedJob::interruptedBeforeTheBody(
 
 LaunchedJob::Awaited LaunchedJob::awaitFrom(const std::string& key, int rank,
                                             Clock::time_point until,
-                                            bool at_test_start, bool joining) {
+                                            bool at_test_start, bool joining,
+                                            bool own_key) {
   {
     const std::lock_guard<std::mutex> lock(watch_mutex_);
-    watched_ = Watched{key, rank, until, at_test_start, joining};
+    watched_ = Watched{key, rank, until, at_test_start, joining, own_key};
   }
   // The responder's thread ends this wait, where the peer does not, by
   // setting the key to a mark of why (watchWaits()).
@@ -448,12 +479,13 @@ void LaunchedJob::watchWaits(c10d::Store& store) {
     w = watched_;
   }
   if (!w) return;
-  // The keys waited on are shared, and the launcher of an interrupted rank
-  // (another host's) may not signal the others: an interrupted rank but
-  // rank 0 marks none, not even late, and its wait ends with its run, from
-  // the interrupt's watchdog within kInterruptGrace (interrupted_run.h).
-  // Rank 0 reports the interrupted test, so its wait ends at once.
-  if (interruptSignal() != 0 && launched_.rank != 0) return;
+  // The keys waited on in a test are shared, and the launcher of an
+  // interrupted rank (another host's) may not signal the others: an
+  // interrupted rank but rank 0 marks none, not even late, and its wait ends
+  // with its run, from the interrupt's watchdog within kInterruptGrace
+  // (interrupted_run.h). Rank 0 reports the interrupted test, so its wait
+  // ends at once; so does a wait on a rank's own key (the exit code).
+  if (interruptSignal() != 0 && launched_.rank != 0 && !w->own_key) return;
   std::string mark;
   const Seen seen = noteBeat(store, w->rank);
   const auto now = Clock::now();
@@ -584,7 +616,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
         rank == 0 ? Clock::now() + std::chrono::hours(24) : agreement_due,
         /*at_test_start=*/true);
     if (test.how != Await::kArrived) {
-      return notStarted(test, rank, "the start of its next test", t.fullName());
+      return notStarted(test, rank, "the start of its next test", t);
     }
     tests.push_back(test.value);
     if (rank == 0) agreement_due = dueFromNow();
@@ -606,7 +638,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
     const Awaited skip = awaitFrom(of("skip", rank), rank, agreement_due,
                                    /*at_test_start=*/true);
     if (skip.how != Await::kArrived) {
-      return notStarted(skip, rank, "its decision on skipping", t.fullName());
+      return notStarted(skip, rank, "its decision on skipping", t);
     }
     skips.push_back(decodeSkip(skip.value));
   }
@@ -659,6 +691,15 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   RankReport report = local.ranks.front();
   report.rank = me;
   report.where = where_;
+  // Rank 0 reports its own interrupt as such; the others' reach it as a
+  // failure, so that a rank not interrupted itself does not pass the test.
+  if (local.interrupted_by != 0 && me != 0) {
+    report.failures.push_back(
+        RankFailure{t.file, t.line,
+                    "this rank's run was interrupted by " +
+                        describeSignal(local.interrupted_by) +
+                        " while the test's body ran"});
+  }
   if (report.failed() || local.interrupted_by != 0) {
     store_->set(abort_key,
                 toBytes("rank " + std::to_string(me) +
@@ -692,6 +733,11 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
       missing.end = RankReport::End::kStopped;
       missing.stopped_because = whoWasInterrupted(sent, "this run") +
                                 " was interrupted before its report came";
+      if (sent.how == Await::kPeerInterrupted) {
+        missing.failures.push_back(peerInterrupted(
+            t, std::stoi(sent.value),
+            "before rank " + std::to_string(rank) + "'s report came"));
+      }
       all.ranks.push_back(missing);
     } else {
       all.ranks.push_back(giveUpOn(rank, sent.how, "its report", t.fullName()));
@@ -718,7 +764,11 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
 
 int LaunchedJob::finish(int exit_code) {
   const int me = launched_.rank;
-  const std::string result = "ranktest/exit_code";
+  // The job's exit code, a key for each rank: one that an interrupt ends
+  // the wait for marks its own.
+  const auto exitCodeFor = [](int rank) {
+    return "ranktest/exit_code/" + std::to_string(rank);
+  };
   const auto testsOver = [](int rank) {
     return "ranktest/tests_over/" + std::to_string(rank);
   };
@@ -740,19 +790,16 @@ int LaunchedJob::finish(int exit_code) {
       const Awaited code =
           lost_rank_ == 0
               ? Awaited{Await::kSilent, ""}
-              : awaitFrom(result, 0, Clock::now() + std::chrono::hours(24));
+              : awaitFrom(exitCodeFor(me), 0,
+                          Clock::now() + std::chrono::hours(24),
+                          /*at_test_start=*/false, /*joining=*/false,
+                          /*own_key=*/true);
       const Await how = code.how;
       if (how == Await::kArrived) {
         const int rank0 = std::stoi(code.value);
         if (job_code == 0) job_code = rank0;
       } else {
-        if (how == Await::kPeerInterrupted) {
-          std::cerr << "[ranktest] rank " << me << " exits 1: rank "
-                    << code.value
-                    << " was interrupted while it waited for the job's exit "
-                       "code, which hid it"
-                    << std::endl;
-        } else if (lost_rank_ != 0 && how != Await::kInterrupted) {
+        if (lost_rank_ != 0 && how != Await::kInterrupted) {
           giveUpOn(0, how, "the job's exit code", "the end of the run");
         }
         if (job_code == 0) job_code = 1;
@@ -774,9 +821,7 @@ int LaunchedJob::finish(int exit_code) {
       for (int rank = 1; rank < launched_.world_size; ++rank) {
         if (given_up_.count(rank) != 0) continue;
         const Await how = awaitFrom(key(rank), rank, until).how;
-        if (how == Await::kInterrupted || how == Await::kPeerInterrupted) {
-          return false;
-        }
+        if (how == Await::kInterrupted) return false;
         if (how != Await::kArrived) {
           // After the last test: no test's report carries it.
           std::cerr
@@ -800,7 +845,9 @@ int LaunchedJob::finish(int exit_code) {
         if (job_code == 0) job_code = 1;
       }
     }
-    setFirst(*store_, result, toBytes(std::to_string(job_code)));
+    for (int rank = 1; rank < launched_.world_size; ++rank) {
+      setFirst(*store_, exitCodeFor(rank), toBytes(std::to_string(job_code)));
+    }
     // The store may live in this process (mpirun's): wait for the others to
     // read their last reports and the exit code.
     hearFromEveryRank(done, "word that it finished");

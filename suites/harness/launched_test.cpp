@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <map>
 #include <string>
@@ -103,6 +105,7 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
     }
     // A peer silent for 4 s is given up on (10 s by default): shorter tests.
     options.env["RANKTEST_PEER_SILENCE"] = "4";
+    options.env.insert(extra_env_.begin(), extra_env_.end());
     options.limit = 120s * kSanitizerSlowdown;
     InnerResult result = runInner(options);
     // Nothing survives: no rank, no launcher agent, no file but the XML and
@@ -120,9 +123,14 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
 
   // Rank 1 of the next run() runs `filter` instead of the job's.
   void giveRank1TheFilter(const std::string& filter) { rank1_filter_ = filter; }
+  // Every rank of the next run() has `name` set to `value`.
+  void setForTheRanks(const std::string& name, const std::string& value) {
+    extra_env_[name] = value;
+  }
 
  private:
   std::string rank1_filter_;
+  std::map<std::string, std::string> extra_env_;
 };
 
 TEST_P(HarnessLaunched, PassingTestPassesInEveryRank) {
@@ -251,12 +259,21 @@ TEST_P(HarnessLaunched, RankWithMoreTestsThanRankZeroFailsTheJob) {
 // report: rank 0, not interrupted, gets that report (rank 2's failure), not
 // a mark of rank 1's interrupt that would hide it. Rank 1 exits 130.
 TEST_P(HarnessLaunched, RankInterruptedAloneHidesNoReportFromTheOthers) {
+  char folder[] = "/tmp/ranktest-interrupted-XXXXXX";
+  ASSERT_NE(::mkdtemp(folder), nullptr);
+  const std::string signalled = std::string(folder) + "/signalled";
+  setForTheRanks("RANKTEST_SELFTEST_SIGNALLED", signalled);
   const InnerResult r =
       run("InnerLaunchedThree.Rank1AloneIsInterruptedWhileItWaits/gloo_ws3", 3,
           nullptr, /*rank_zero_reports=*/false);
+  const bool sent = std::filesystem::exists(signalled);
+  std::filesystem::remove_all(folder);
+  // The interrupt reached rank 1 while the job ran (its exit code does not
+  // reach the launcher: rank 0's failure ends the job first).
+  EXPECT_TRUE(sent) << r.output;
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output,
-              AllOf(HasSubstr("rank 2's own report, after 2 s"),
+              AllOf(HasSubstr("rank 2's own report, after 3 s"),
                     HasSubstr("[  FAILED  ] InnerLaunchedThree."),
                     Not(HasSubstr("interrupted before its report came"))))
       << r.output;
@@ -400,9 +417,14 @@ TEST(HarnessLaunchedJoin, SecondJobAtTheSameAddressIsRefusedAndTheFirstPasses) {
 
   InnerOptions a;
   a.launcher = launcherCommand("mpirun", 2);
-  a.filter = "InnerFault.ExchangesForThreeSeconds/gloo_ws2";
+  a.filter = "InnerLaunchedRelease.WaitsForTheReleaseFile/gloo_ws2";
   a.args = {"--gtest_color=no"};
   a.env = address;
+  // Job A runs until job B has ended.
+  char folder[] = "/tmp/ranktest-two-jobs-XXXXXX";
+  ASSERT_NE(::mkdtemp(folder), nullptr);
+  const std::string release = std::string(folder) + "/release";
+  a.env["RANKTEST_SELFTEST_RELEASE"] = release;
   spawnUnderSanitizer(a);
   a.limit = 60s * kSanitizerSlowdown;
   // Job A has formed (and claimed its store) once rank 0 runs the test.
@@ -436,7 +458,9 @@ TEST(HarnessLaunchedJoin, SecondJobAtTheSameAddressIsRefusedAndTheFirstPasses) {
   spawnUnderSanitizer(b);
   b.limit = 60s * kSanitizerSlowdown;
   const InnerResult job_b = a_ran ? runInner(b) : InnerResult{};
+  std::ofstream{release};
   first.join();
+  std::filesystem::remove_all(folder);
   ASSERT_TRUE(a_ran) << job_a.output;
 
   EXPECT_NE(job_b.exit_code, 0) << job_b.output;

@@ -4,7 +4,9 @@
 // different filters; and a body that runs while ci/cluster injects a fault
 // into a host.
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -110,24 +112,60 @@ class InnerLaunchedThree : public ranktest::DistributedTest {
   static ranktest::TestOptions testOptions() { return {.world_sizes = {3}}; }
 };
 
-// Rank 1 alone is interrupted (as where only its host's launcher is), 0.5
-// s after its body ended, while it and rank 0 wait for rank 2's report;
-// rank 2's body fails after 2 s. A process of its own sends the signal to
-// rank 1's launched process: the body's own process is over by then.
+// Rank 1 alone is interrupted (as where only its host's launcher is) 1 s
+// after its body ended, while it and rank 0 wait for rank 2's report; rank
+// 2's body fails after 3 s. A process of its own sends the signal to rank
+// 1's launched process: orphaned at once (the body's process waits for its
+// children), in a session of its own (the body's process group is ended
+// with it), holding none of the body's descriptors. Where the signal went
+// out, it creates $RANKTEST_SELFTEST_SIGNALLED.
 RANKTEST_F(InnerLaunchedThree, Rank1AloneIsInterruptedWhileItWaits,
            ranktest::timeout(10s * harness_suite::kSanitizerSlowdown)) {
   if (rank() == 1) {
+    const char* signalled = std::getenv("RANKTEST_SELFTEST_SIGNALLED");
+    ASSERT_NE(signalled, nullptr);
     const pid_t launched = ::getppid();
-    if (::fork() == 0) {
-      std::this_thread::sleep_for(500ms);
-      ::kill(launched, SIGINT);
+    const pid_t middle = ::fork();
+    if (middle == 0) {
+      ::setsid();
+      if (::fork() != 0) ::_exit(0);
+      const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+      for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
+      ::close_range(3, ~0U, 0);
+      std::this_thread::sleep_for(1s);
+      if (::kill(launched, SIGINT) == 0) {
+        ::close(::open(signalled, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+      }
       ::_exit(0);
     }
+    ::waitpid(middle, nullptr, 0);
   }
   if (rank() == 2) {
-    std::this_thread::sleep_for(2s);
-    ADD_FAILURE() << "rank 2's own report, after 2 s";
+    std::this_thread::sleep_for(3s);
+    ADD_FAILURE() << "rank 2's own report, after 3 s";
   }
+}
+
+class InnerLaunchedRelease : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
+};
+
+// Barriers until the file $RANKTEST_SELFTEST_RELEASE exists (at most 30
+// s), then passes: a job that runs while the outer test does something
+// else (HarnessLaunchedJoin.SecondJobAtTheSame*).
+RANKTEST_F(InnerLaunchedRelease, WaitsForTheReleaseFile,
+           ranktest::timeout(60s * harness_suite::kSanitizerSlowdown)) {
+  const char* release = std::getenv("RANKTEST_SELFTEST_RELEASE");
+  ASSERT_NE(release, nullptr);
+  const auto until = std::chrono::steady_clock::now() +
+                     30s * harness_suite::kSanitizerSlowdown;
+  while (::access(release, F_OK) != 0 &&
+         std::chrono::steady_clock::now() < until) {
+    pg()->barrier()->wait();
+    std::this_thread::sleep_for(100ms);
+  }
+  pg()->barrier()->wait();
 }
 
 class InnerFault : public ranktest::DistributedTest {

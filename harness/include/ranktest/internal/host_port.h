@@ -19,9 +19,9 @@ struct HostPort {
 // in brackets already keeps them.
 std::string joinHostPort(const std::string& host, int port);
 
-// The host (brackets removed) and the port of "host:port", "[v6]:port" or,
-// for an unbracketed IPv6 address, what follows its last colon. Throws
-// std::invalid_argument naming `address` where it has no port.
+// The host (brackets removed) and the port (1 to 65535) of "host:port" or
+// "[v6]:port". Throws std::invalid_argument naming `address` where it is
+// neither (an IPv6 host without brackets included).
 HostPort splitHostPort(const std::string& address);
 
 // `host` without the brackets of an IPv6 address ("[::1]" gives "::1").

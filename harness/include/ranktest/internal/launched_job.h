@@ -116,6 +116,7 @@ class LaunchedJob {
     Clock::time_point until;
     bool at_test_start;
     bool joining;  // a peer that never beat is late, not silent
+    bool own_key;  // only this rank waits on it: an interrupt may mark it
   };
   // A peer's heartbeat count as this rank last saw it, and since when it
   // has shown that count: the same count later means no beat since then.
@@ -127,9 +128,11 @@ class LaunchedJob {
   // Waits until `until` for `key`, which `rank` sets, while `rank`'s
   // heartbeat moves; `at_test_start`: also until the job gave up on a rank;
   // `joining`: a peer whose heartbeat never started (it has not reached
-  // the store yet) is waited for until `until`, not the peer silence.
+  // the store yet) is waited for until `until`, not the peer silence;
+  // `own_key`: no other rank waits on `key`.
   Awaited awaitFrom(const std::string& key, int rank, Clock::time_point until,
-                    bool at_test_start = false, bool joining = false);
+                    bool at_test_start = false, bool joining = false,
+                    bool own_key = false);
   // On the responder's thread, each poll: ends the main thread's wait where
   // it is late, its peer silent, or the job gave up on a rank; while this
   // rank's body runs, notes some peers' heartbeats (notePeerBeats()).
@@ -157,21 +160,25 @@ class LaunchedJob {
   // gave up on one, the interrupt, or giving up on `rank` (see giveUpOn()).
   SuperviseResult notStarted(const Awaited& awaited, int rank,
                              const std::string& waited_for,
-                             const std::string& test);
+                             const TestInstance& t);
   // "rank R" where another rank's interrupt ended `awaited`, else `self`.
   static std::string whoWasInterrupted(const Awaited& awaited,
                                        const std::string& self);
   // Reports of a test whose start an interrupt (SIGINT, SIGTERM) of
-  // `interrupted` ended: "this run", or "rank R".
-  SuperviseResult interruptedBeforeTheBody(
-      const std::string& interrupted) const;
+  // this run, or of rank 0 (`awaited`), ended.
+  SuperviseResult interruptedBeforeTheBody(const Awaited& awaited,
+                                           const TestInstance& t) const;
+  // The failure that a rank whose run was not interrupted records where
+  // rank `rank`'s was: the test's outcome is unknown, so it must not pass.
+  static RankFailure peerInterrupted(const TestInstance& t, int rank,
+                                     const std::string& when);
   // Works out the node layout with the other ranks and exports it (see
   // join()); throws, naming the rank, where one has not joined within
   // `timeout` or went silent while the job formed (see notJoined()).
   void placeOnNodes(std::chrono::milliseconds timeout);
   // Throws the error of a wait for `rank` at the job's start that ended
   // without its value (`how`; `timeout`: how long it was waited for).
-  [[noreturn]] void notJoined(int rank, const Awaited& awaited,
+  [[noreturn]] void notJoined(int rank, Await how,
                               std::chrono::milliseconds timeout);
 
   LaunchedRank launched_;
