@@ -458,7 +458,7 @@ TEST(HarnessLaunchedJoin, SecondJobAtTheSameAddressIsRefusedAndTheFirstPasses) {
   spawnUnderSanitizer(b);
   b.limit = 60s * kSanitizerSlowdown;
   const InnerResult job_b = a_ran ? runInner(b) : InnerResult{};
-  std::ofstream{release};
+  std::ofstream(release).close();  // releases job A
   first.join();
   std::filesystem::remove_all(folder);
   ASSERT_TRUE(a_ran) << job_a.output;
