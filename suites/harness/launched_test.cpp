@@ -257,7 +257,7 @@ TEST_P(HarnessLaunched, RankWithMoreTestsThanRankZeroFailsTheJob) {
 
 // Rank 1 alone is interrupted while it and rank 0 wait for rank 2's
 // report: rank 0, not interrupted, gets that report (rank 2's failure), not
-// a mark of rank 1's interrupt that would hide it. Rank 1 exits 130.
+// a mark of rank 1's interrupt that would hide it.
 TEST_P(HarnessLaunched, RankInterruptedAloneHidesNoReportFromTheOthers) {
   char folder[] = "/tmp/ranktest-interrupted-XXXXXX";
   ASSERT_NE(::mkdtemp(folder), nullptr);
@@ -345,13 +345,20 @@ TEST(HarnessLaunchedRestart, RestartedJobSeesNothingOfTheAttemptBefore) {
   EXPECT_THAT(filesLeftButPyTorchs(r), IsEmpty()) << r.output;
 }
 
+// Jobs under mpirun, each test with launcher arguments of its own.
+class HarnessLaunchedJoin : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::access(kMpirun, X_OK) != 0) {
+      GTEST_SKIP() << kMpirun << " is not installed (ci/setup installs it)";
+    }
+  }
+};
+
 // A rank that never reaches the job's store (rank 1 is another program
 // here, as where its launch failed) is named once the join timeout, 5 times
 // the default deadline, is over; rank 0 ends the job, which leaves nothing.
-TEST(HarnessLaunchedJoin, RankThatNeverJoinsIsNamedAtTheJoinTimeout) {
-  if (::access(kMpirun, X_OK) != 0) {
-    GTEST_SKIP() << kMpirun << " is not installed (ci/setup installs it)";
-  }
+TEST_F(HarnessLaunchedJoin, RankThatNeverJoinsIsNamedAtTheJoinTimeout) {
   InnerOptions options;
   options.launcher = launcherCommand("mpirun", 1);
   options.filter = "InnerReports.Passes/gloo_ws2";
@@ -375,10 +382,7 @@ TEST(HarnessLaunchedJoin, RankThatNeverJoinsIsNamedAtTheJoinTimeout) {
 
 // Rank 0 cannot serve the job's store (its port is taken: this test listens
 // on it): it says so and why, and the job ends at once.
-TEST(HarnessLaunchedJoin, RankZeroThatCannotServeTheStoreSaysWhy) {
-  if (::access(kMpirun, X_OK) != 0) {
-    GTEST_SKIP() << kMpirun << " is not installed (ci/setup installs it)";
-  }
+TEST_F(HarnessLaunchedJoin, RankZeroThatCannotServeTheStoreSaysWhy) {
   std::uint16_t taken_port = 0;
   const int taken = ranktest::internal::listenOnLoopback(taken_port);
   const std::string port = std::to_string(taken_port);
@@ -406,10 +410,8 @@ TEST(HarnessLaunchedJoin, RankZeroThatCannotServeTheStoreSaysWhy) {
 // runs, a rank of job B reaches A's store as a client (B's rank 0 is
 // another program here, which serves nothing). It is refused, naming both
 // jobs, before it touches a key of A's; A passes as if alone.
-TEST(HarnessLaunchedJoin, SecondJobAtTheSameAddressIsRefusedAndTheFirstPasses) {
-  if (::access(kMpirun, X_OK) != 0) {
-    GTEST_SKIP() << kMpirun << " is not installed (ci/setup installs it)";
-  }
+TEST_F(HarnessLaunchedJoin,
+       SecondJobAtTheSameAddressIsRefusedAndTheFirstPasses) {
   std::uint16_t free_port = 0;
   ::close(ranktest::internal::listenOnLoopback(free_port));
   const std::map<std::string, std::string> address = {
@@ -442,16 +444,8 @@ TEST(HarnessLaunchedJoin, SecondJobAtTheSameAddressIsRefusedAndTheFirstPasses) {
 
   InnerOptions b;
   // Rank 0 of job B is /bin/sleep; rank 1 is the inner binary.
-  b.launcher = {kMpirun,
-                "--allow-run-as-root",
-                "--oversubscribe",
-                "-np",
-                "1",
-                "/bin/sleep",
-                "60",
-                ":",
-                "-np",
-                "1"};
+  b.launcher = launcherCommand("mpirun", 1);
+  b.launcher.insert(b.launcher.end(), {"/bin/sleep", "60", ":", "-np", "1"});
   b.filter = "InnerReports.Passes/gloo_ws2";
   b.args = {"--gtest_color=no"};
   b.env = address;
@@ -495,10 +489,7 @@ std::uint16_t freeIpv6LoopbackPort() {
 
 // An IPv6 MASTER_ADDR, bare or in brackets: the store, each rank's address
 // toward it and Gloo's pairs are all IPv6, and the job runs its test.
-TEST(HarnessLaunchedJoin, Ipv6MasterAddrFormsTheJob) {
-  if (::access(kMpirun, X_OK) != 0) {
-    GTEST_SKIP() << kMpirun << " is not installed (ci/setup installs it)";
-  }
+TEST_F(HarnessLaunchedJoin, Ipv6MasterAddrFormsTheJob) {
   for (const char* master : {"::1", "[::1]"}) {
     const std::uint16_t port = freeIpv6LoopbackPort();
     if (port == 0) GTEST_SKIP() << "this host has no IPv6 loopback (::1)";

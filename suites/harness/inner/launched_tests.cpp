@@ -115,9 +115,10 @@ class InnerLaunchedThree : public ranktest::DistributedTest {
 // Rank 1 alone is interrupted (as where only its host's launcher is) 1 s
 // after its body ended, while it and rank 0 wait for rank 2's report; rank
 // 2's body fails after 3 s. A process of its own sends the signal to rank
-// 1's launched process: orphaned at once (the body's process waits for its
-// children), in a session of its own (the body's process group is ended
-// with it), holding none of the body's descriptors. Where the signal went
+// 1's launched process: orphaned at once and in a session of its own, so
+// that nothing which ends or waits for the body's process or its group
+// ends or waits for it, and holding none of the body's descriptors. (A
+// plain child did not get its signal out in time.) Where the signal went
 // out, it creates $RANKTEST_SELFTEST_SIGNALLED.
 RANKTEST_F(InnerLaunchedThree, Rank1AloneIsInterruptedWhileItWaits,
            ranktest::timeout(10s * harness_suite::kSanitizerSlowdown)) {
