@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <mutex>
 #include <stdexcept>
@@ -72,7 +74,9 @@ std::string numericHost(const sockaddr* address) {
 // The address of this host's interface toward `host`: the one its peers
 // reach it at. IPv4 where `host` has an IPv4 address that routes, as every
 // rank then decides alike; else IPv6. A UDP connect sends nothing; it only
-// picks the route.
+// picks the route. Where none routes, no peer of this rank's could be
+// reached either: a loopback address in its place would only move the
+// failure to a timeout that names something else.
 std::string localAddressToward(const std::string& host, int port) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -85,24 +89,32 @@ std::string localAddressToward(const std::string& host, int port) {
                              "'");
   }
   std::string address;
+  std::string tried;
+  int error = 0;
   for (const int family : {AF_INET, AF_INET6}) {
     for (const addrinfo* a = found; a != nullptr && address.empty();
          a = a->ai_next) {
       if (a->ai_family != family) continue;
+      tried += (tried.empty() ? "" : ", ") + numericHost(a->ai_addr);
       const int fd = ::socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
       sockaddr_storage local{};
       socklen_t size = sizeof(local);
-      if (fd >= 0 && ::connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
-          ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &size) == 0) {
+      if (fd < 0 || ::connect(fd, a->ai_addr, a->ai_addrlen) != 0 ||
+          ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &size) != 0) {
+        error = errno;
+      } else {
         address = numericHost(reinterpret_cast<const sockaddr*>(&local));
       }
       if (fd >= 0) ::close(fd);
     }
   }
-  const bool v6 = found->ai_family == AF_INET6;
   ::freeaddrinfo(found);
   if (!address.empty()) return address;
-  return v6 ? "::1" : "127.0.0.1";
+  throw std::runtime_error(
+      "ranktest: no route from this host to MASTER_ADDR '" + host + "' (" +
+      tried + "): " + std::strerror(error) +
+      "; MASTER_ADDR must be an address of rank 0's host that every host "
+      "reaches");
 }
 
 // The interface that holds `address`, or "" when none does.

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -504,6 +505,47 @@ TEST_F(HarnessLaunchedJoin, Ipv6MasterAddrFormsTheJob) {
     const InnerResult r = runInner(options);
     EXPECT_EQ(r.exit_code, 0) << master << "\n" << r.output;
     EXPECT_THAT(r.output, HasSubstr("[  PASSED  ] 1 test")) << master;
+    EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
+    EXPECT_THAT(r.files_left, IsEmpty()) << r.output;
+  }
+}
+
+// A MASTER_ADDR that resolves but that this host has no route to (here: a
+// rank alone in a network namespace of its own, whose only interface, lo,
+// is down) is refused at once, naming it, in rank 0 as in the others;
+// before, a loopback address stood in for this rank's, and rank 0 waited
+// out the join timeout for ranks that could never come.
+TEST(HarnessLaunchedRoute, MasterAddrWithoutARouteIsRefusedNamingIt) {
+  // A fixed command line.
+  // NOLINTNEXTLINE(bugprone-command-processor)
+  if (std::system("/usr/bin/unshare --net true >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "this host cannot make a network namespace "
+                    "(unshare --net: root, or user namespaces, needed)";
+  }
+  for (const char* rank : {"0", "1"}) {
+    InnerOptions options;
+    options.launcher = {"/usr/bin/unshare", "--net", "--"};
+    options.filter = "InnerReports.Passes/gloo_ws2";
+    options.args = {"--gtest_color=no"};
+    // What torchrun gives rank `rank` of a job across two hosts.
+    options.env = {{"RANK", rank},
+                   {"GROUP_RANK", rank},
+                   {"WORLD_SIZE", "2"},
+                   {"LOCAL_RANK", "0"},
+                   {"LOCAL_WORLD_SIZE", "1"},
+                   {"MASTER_ADDR", "192.0.2.1"},
+                   {"MASTER_PORT", "29500"},
+                   {"TORCHELASTIC_RUN_ID", "no-route"}};
+    spawnUnderSanitizer(options);
+    options.limit = 60s * kSanitizerSlowdown;
+    const InnerResult r = runInner(options);
+    EXPECT_EQ(r.exit_code, 10) << "rank " << rank << "\n" << r.output;
+    EXPECT_THAT(r.output,
+                HasSubstr("ranktest: no route from this host to MASTER_ADDR "
+                          "'192.0.2.1' (192.0.2.1): "))
+        << "rank " << rank;
+    EXPECT_THAT(r.output, Not(HasSubstr("[ RUN      ]"))) << "rank " << rank;
+    EXPECT_LT(r.elapsed, 20s * kSanitizerSlowdown) << r.output;
     EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
     EXPECT_THAT(r.files_left, IsEmpty()) << r.output;
   }
