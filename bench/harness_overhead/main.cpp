@@ -158,6 +158,8 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strncmp(argv[1], bench::kBareRankFlag,
                                 std::strlen(bench::kBareRankFlag)) == 0) {
     int rank = 0, world_size = 0, store_fd = 0;
+    // Its count tells a malformed flag (the flag is this program's own).
+    // NOLINTNEXTLINE(bugprone-unchecked-string-to-number-conversion)
     if (std::sscanf(argv[1] + std::strlen(bench::kBareRankFlag), "%d,%d,%d",
                     &rank, &world_size, &store_fd) != 3) {
       return 2;

@@ -79,7 +79,9 @@ std::string noTestSelected() {
 int failIfNoTestSelected() {
   const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
   const char* shards = std::getenv("GTEST_TOTAL_SHARDS");
-  const bool sharded = shards != nullptr && std::atoi(shards) > 1;
+  // googletest has already refused a GTEST_TOTAL_SHARDS that is no integer.
+  const bool sharded =
+      shards != nullptr && std::strtol(shards, nullptr, 10) > 1;
   if (unit.test_to_run_count() == 0 && !sharded) {
     std::cerr << noTestSelected() << std::endl;
     return 1;
@@ -121,7 +123,16 @@ int skippedExitCode() {
       unit.skipped_test_count() != unit.test_to_run_count()) {
     return 0;
   }
-  return std::atoi(code);
+  char* end = nullptr;
+  const long value = std::strtol(code, &end, 10);
+  if (end == code || *end != '\0' || value < 1 || value > 255) {
+    std::cerr << "ranktest: RANKTEST_SKIPPED_EXIT_CODE='" << code
+              << "' is not an exit code from 1 to 255: every test skipped, "
+                 "but this run cannot say so"
+              << std::endl;
+    return 1;
+  }
+  return static_cast<int>(value);
 }
 
 // A listing run whose result the ctest client caches: the files this binary

@@ -199,7 +199,6 @@ std::unique_ptr<RankProcess> RankProcess::start(
   std::vector<std::string> arguments;
   std::vector<char*> argv;
   std::vector<char*> envp;
-  std::string test_filter;
   if (method == StartMethod::kSpawn) {
     arguments.push_back(g_arguments[0]);
     for (std::size_t i = 1; i < g_arguments.size(); ++i) {

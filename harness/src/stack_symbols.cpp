@@ -14,6 +14,9 @@ namespace {
 
 // Runs `command` and returns its stdout; "" if it could not run or failed.
 std::string capture(const std::string& command) {
+  // Through a shell on purpose: addr2line's arguments are quoted
+  // (shellQuote), and none comes from outside this process.
+  // NOLINTNEXTLINE(bugprone-command-processor)
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"),
                                              ::pclose);
   if (!pipe) return "";

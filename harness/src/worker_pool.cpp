@@ -29,6 +29,7 @@ bool WorkerPool::dispatch(const std::string& test_full_name) {
 
 std::vector<RankProcess*> WorkerPool::ranks() {
   std::vector<RankProcess*> out;
+  out.reserve(workers_.size());
   for (auto& worker : workers_) out.push_back(worker.get());
   return out;
 }

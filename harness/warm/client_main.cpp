@@ -33,6 +33,7 @@
 namespace {
 
 using ranktest::internal::connectToAbstract;
+using ranktest::internal::numberAfter;
 using ranktest::internal::receivePacket;
 using ranktest::internal::sendPacket;
 
@@ -140,7 +141,9 @@ int idleMilliseconds() {
   if (g_pending_signal != 0) ::kill(child, g_pending_signal);
   std::string answer;
   while (receivePacket(fd, answer)) {
-    if (answer.rfind("exit ", 0) == 0) endAs(std::atoi(answer.c_str() + 5));
+    if (const auto status = numberAfter(answer, "exit ")) {
+      endAs(static_cast<int>(*status));
+    }
   }
   std::cerr << "[ranktest] the warm process of " << binary
             << " ended while this test ran (in its child " << child
@@ -196,8 +199,8 @@ int runWarm(const std::string& binary, const std::vector<std::string>& args) {
       ::close(fd);  // it exited as we came: start another
       continue;
     }
-    if (answer.rfind("pid ", 0) == 0) {
-      followTest(fd, static_cast<pid_t>(std::atol(answer.c_str() + 4)), binary);
+    if (const auto pid = numberAfter(answer, "pid ")) {
+      followTest(fd, static_cast<pid_t>(*pid), binary);
     }
     ::close(fd);
     if (answer == "ending") endWithTheRun(binary);

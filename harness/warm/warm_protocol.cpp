@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -234,6 +235,17 @@ bool receivePacket(int fd, std::string& data, std::vector<int>* fds) {
   if (!whole) return false;
   data.assign(buffer.data(), static_cast<std::size_t>(received));
   return true;
+}
+
+std::optional<long> numberAfter(const std::string& packet,
+                                const std::string& prefix) {
+  if (packet.rfind(prefix, 0) != 0) return std::nullopt;
+  long value = 0;
+  const char* end = packet.data() + packet.size();
+  const auto [stop, error] =
+      std::from_chars(packet.data() + prefix.size(), end, value);
+  if (error != std::errc() || stop != end) return std::nullopt;
+  return value;
 }
 
 std::string encodeRunRequest(const RunRequest& request) {

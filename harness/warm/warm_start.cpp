@@ -115,10 +115,13 @@ WarmStart startWarmProcess(const std::string& binary,
     // bounded wait into read()'s unbounded one.
     if (polled < 0 && errno == EINTR) continue;
     if (polled == 0) {
-      // Silent past the limit: stop it.
-      if (said.rfind("pid ", 0) == 0) {
-        ::kill(static_cast<pid_t>(std::atol(said.c_str() + 4)), SIGKILL);
-      }
+      // Silent past the limit: stop it (its first line, once whole, is
+      // "pid N").
+      const auto pid =
+          first_end == std::string::npos
+              ? std::nullopt
+              : internal::numberAfter(said.substr(0, first_end), "pid ");
+      if (pid) ::kill(static_cast<pid_t>(*pid), SIGKILL);
       start = {"cannot", "it did not answer within " +
                              std::to_string(kStartLimit.count()) + " s"};
       break;

@@ -121,4 +121,18 @@ TEST(HarnessProcessSettingsHash, UmaskLimitsAndAffinityEachCount) {
   }
 }
 
+// The server's "pid N" and "exit N": a packet that is not exactly the
+// prefix and an integer gives nothing (an atoi would have read 0 or a
+// prefix of it).
+TEST(HarnessWarmPacket, NumberAfterItsPrefixOrNothing) {
+  using ranktest::internal::numberAfter;
+  EXPECT_EQ(numberAfter("pid 4242", "pid "), 4242);
+  EXPECT_EQ(numberAfter("exit 0", "exit "), 0);
+  EXPECT_EQ(numberAfter("exit -1", "exit "), -1);
+  for (const char* other : {"pid ", "pid x", "pid 12\n", "pid 12 ", "exit 5",
+                            "ending", "pid 99999999999999999999"}) {
+    EXPECT_EQ(numberAfter(other, "pid "), std::nullopt) << other;
+  }
+}
+
 }  // namespace

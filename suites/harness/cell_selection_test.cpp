@@ -45,6 +45,15 @@ TEST(HarnessCell, OnlyARunWhoseEveryTestSkippedExitsWithTheSkipCode) {
       ctest);
   EXPECT_EQ(failed.exit_code, 1) << failed.output;
   EXPECT_THAT(failed.output, HasSubstr("[  SKIPPED ]"));
+  // A code that is none fails the run, saying so, rather than pass it.
+  for (const char* bad : {"skip", "0", "256", "77x"}) {
+    const InnerResult r = runCell("InnerReports.AllRanksSkip/gloo_ws2",
+                                  {{"RANKTEST_SKIPPED_EXIT_CODE", bad}});
+    EXPECT_EQ(r.exit_code, 1) << bad << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr("ranktest: RANKTEST_SKIPPED_EXIT_CODE='" +
+                                    std::string(bad) +
+                                    "' is not an exit code from 1 to 255"));
+  }
 }
 
 TEST(HarnessCell, ForcedWorldSizeRunsWhatHoldsThereAndSkipsTheRestWithWhy) {

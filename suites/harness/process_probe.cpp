@@ -19,8 +19,10 @@ std::vector<pid_t> allPids() {
   std::vector<pid_t> pids;
   if (DIR* proc = ::opendir("/proc")) {
     while (dirent* entry = ::readdir(proc)) {
-      const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
-      if (pid > 0) pids.push_back(pid);
+      // Only the numeric entries are processes.
+      char* end = nullptr;
+      const long pid = std::strtol(entry->d_name, &end, 10);
+      if (*end == '\0' && pid > 0) pids.push_back(static_cast<pid_t>(pid));
     }
     ::closedir(proc);
   }

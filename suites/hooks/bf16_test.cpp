@@ -43,12 +43,13 @@ constexpr double kBf16Atol = 5e-4;
 
 const std::vector<hookparity::HookCase> kBf16Hooks = {
     {.name = "bf16_compress",
-     .make = [](auto pg) { return distalgo::hooks::bf16CompressHook(pg); },
+     .make =
+         [](const auto& pg) { return distalgo::hooks::bf16CompressHook(pg); },
      .parity = hookparity::within(kBf16Atol),
      .traffic = bf16Traffic},
     {.name = "bf16_wrapper_of_allreduce",
      .make =
-         [](auto pg) {
+         [](const auto& pg) {
            return distalgo::hooks::bf16CompressWrapper(
                distalgo::hooks::allreduceHook(pg));
          },

@@ -64,10 +64,11 @@ RANKTEST_F(CommHookApi, BuiltinAllreduceHookEqualsReferenceDdp,
 
 RANKTEST_F(CommHookApi, Fp16WrapperOfAllreduceEqualsFp16HookExactly) {
   const auto hook = hookparity::trainMlp(
-      pg(), rank(), kSteps, kLearningRate,
-      [](auto group) { return distalgo::hooks::fp16CompressHook(group); });
-  const auto wrapped =
-      hookparity::trainMlp(pg(), rank(), kSteps, kLearningRate, [](auto group) {
+      pg(), rank(), kSteps, kLearningRate, [](const auto& group) {
+        return distalgo::hooks::fp16CompressHook(group);
+      });
+  const auto wrapped = hookparity::trainMlp(
+      pg(), rank(), kSteps, kLearningRate, [](const auto& group) {
         return distalgo::hooks::fp16CompressWrapper(
             distalgo::hooks::allreduceHook(group));
       });

@@ -19,7 +19,7 @@ using testing::ThrowsMessage;
 
 hookparity::HookCase completeRow() {
   return {.name = "complete",
-          .make = [](auto) { return distalgo::hooks::noopHook(); },
+          .make = [](const auto&) { return distalgo::hooks::noopHook(); },
           .parity = hookparity::local(),
           .traffic = [](const auto&) { return hookparity::Bytes{}; }};
 }

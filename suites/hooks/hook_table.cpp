@@ -30,23 +30,24 @@ constexpr double kFp16Atol = 1e-3;
 
 const std::vector<hookparity::HookCase> kPlainHooks = {
     {.name = "allreduce",
-     .make = [](auto pg) { return distalgo::hooks::allreduceHook(pg); },
+     .make = [](const auto& pg) { return distalgo::hooks::allreduceHook(pg); },
      .parity = hookparity::exact(),
      .traffic = sameAsReference},
     {.name = "fp16_compress",
-     .make = [](auto pg) { return distalgo::hooks::fp16CompressHook(pg); },
+     .make =
+         [](const auto& pg) { return distalgo::hooks::fp16CompressHook(pg); },
      .parity = hookparity::within(kFp16Atol),
      .traffic = halfOfReference},
     {.name = "fp16_wrapper_of_allreduce",
      .make =
-         [](auto pg) {
+         [](const auto& pg) {
            return distalgo::hooks::fp16CompressWrapper(
                distalgo::hooks::allreduceHook(pg));
          },
      .parity = hookparity::within(kFp16Atol),
      .traffic = halfOfReference},
     {.name = "noop",
-     .make = [](auto) { return distalgo::hooks::noopHook(); },
+     .make = [](const auto&) { return distalgo::hooks::noopHook(); },
      .parity = hookparity::local(),
      .traffic = [](const TrafficContext&) { return Bytes{}; }},
 };

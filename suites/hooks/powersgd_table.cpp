@@ -16,7 +16,7 @@ hookparity::HookCase row(std::string name, PowerSgdOptions options,
                          bool batched, hookparity::Parity parity, int steps) {
   return {.name = std::move(name),
           .make =
-              [options, batched](hookparity::Group pg) {
+              [options, batched](const hookparity::Group& pg) {
                 auto state = std::make_shared<PowerSgdState>(pg, options);
                 return batched ? distalgo::hooks::batchedPowerSgdHook(state)
                                : distalgo::hooks::powerSgdHook(state);

@@ -118,7 +118,7 @@ RANKTEST_F(CommHookPowerSgd, NothingCompressedEqualsAllreduce,
   const auto powersgd = train(state, kSteps);
   const auto allreduce = hookparity::trainMlp(
       pg(), rank(), kSteps, kLearningRate,
-      [](auto group) { return distalgo::hooks::allreduceHook(group); });
+      [](const auto& group) { return distalgo::hooks::allreduceHook(group); });
   fixtures::expectSameTensors(powersgd.parameters, allreduce.parameters,
                               fixtures::kExact);
   EXPECT_EQ(state->compressionStats().rate, 1);

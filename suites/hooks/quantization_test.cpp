@@ -60,11 +60,11 @@ constexpr double kQuantizationAtol = 1e-3;
 
 const std::vector<hookparity::HookCase> kQuantizationHooks = {
     {.name = "quantization_per_tensor",
-     .make = [](auto pg) { return quantizationPerTensorHook(pg); },
+     .make = [](const auto& pg) { return quantizationPerTensorHook(pg); },
      .parity = hookparity::within(kQuantizationAtol),
      .traffic = perTensorTraffic},
     {.name = "quantization_per_channel",
-     .make = [](auto pg) { return quantizationPerChannelHook(pg); },
+     .make = [](const auto& pg) { return quantizationPerChannelHook(pg); },
      .parity = hookparity::within(kQuantizationAtol),
      .traffic = perChannelTraffic},
 };

@@ -12,7 +12,8 @@ namespace quantcase {
 
 at::Tensor rankData(int rank, int salt, at::IntArrayRef sizes) {
   at::Generator generator = at::detail::createCPUGenerator(
-      static_cast<std::uint64_t>(1000 * salt + rank + 1));
+      (std::uint64_t{1000} * static_cast<std::uint64_t>(salt)) +
+      static_cast<std::uint64_t>(rank) + 1);
   const at::Tensor scale =
       at::exp2(at::randint(-8, 9, sizes, generator, at::kFloat));
   return at::randn(sizes, generator) * scale;

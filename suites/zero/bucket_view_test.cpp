@@ -25,7 +25,8 @@ class ZeroBucketView : public ranktest::DistributedTest {
   static std::vector<at::Tensor> parameters() {
     std::vector<at::Tensor> params;
     for (int i = 1; i <= 8; ++i) {
-      auto p = at::arange(10 * i, at::kFloat).reshape({2, 5 * i}) + i;
+      auto p =
+          at::arange(10 * i, at::kFloat).reshape({2, std::int64_t{5} * i}) + i;
       p.requires_grad_();
       p.mutable_grad() = at::full_like(p, 0.5 * i);
       params.push_back(p);

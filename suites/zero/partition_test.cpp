@@ -3,6 +3,7 @@
 
 #include "distalgo/zero/partition.h"
 
+#include <ATen/ATen.h>
 #include <gmock/gmock.h>
 
 #include <cstdint>

@@ -27,7 +27,8 @@ class ZeroStateBytes : public ::testing::Test {
 
   // Bytes of `tensors` float tensors per element of every parameter.
   static std::int64_t floats(int tensors) {
-    return tensors * 100 * static_cast<std::int64_t>(sizeof(float));
+    return std::int64_t{tensors} * 100 *
+           static_cast<std::int64_t>(sizeof(float));
   }
 
   std::vector<at::Tensor> params_{at::zeros({30}).requires_grad_(),

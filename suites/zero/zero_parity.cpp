@@ -10,7 +10,7 @@ namespace zero_suite {
 namespace {
 
 template <typename Optimizer, typename Options>
-OptimizerCase makeCase(std::string name, Options defaults,
+OptimizerCase makeCase(std::string name, const Options& defaults,
                        fixtures::Tolerance tolerance) {
   return {
       std::move(name), distalgo::zero::localOptimizer<Optimizer>(defaults),

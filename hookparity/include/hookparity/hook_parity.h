@@ -11,7 +11,7 @@
 //
 //   const std::vector<hookparity::HookCase> kMine = {{
 //       .name = "mine",
-//       .make = [](auto pg) { return myHook(pg); },
+//       .make = [](const auto& pg) { return myHook(pg); },
 //       .parity = hookparity::within(1e-3),
 //       .traffic = [](const hookparity::TrafficContext& c) {
 //         return hookparity::Bytes{{"allreduce", c.reference_bytes / 2}};

@@ -22,7 +22,7 @@ TORCH_MODULE(SequentialCall);
 
 }  // namespace
 
-CheckpointWrapperImpl::CheckpointWrapperImpl(torch::nn::AnyModule module,
+CheckpointWrapperImpl::CheckpointWrapperImpl(const torch::nn::AnyModule& module,
                                              CheckpointOptions options)
     : CheckpointWrapperImpl(module, module.ptr(), options) {}
 

@@ -17,7 +17,8 @@ void waitAndRethrow(const FuturePtr& future) {
 
 ddp::CommHook afterLastBucket(ddp::CommHook hook,
                               std::shared_ptr<OverlapState> state) {
-  return [hook = std::move(hook), state](ddp::GradBucket& bucket) {
+  return [hook = std::move(hook),
+          state = std::move(state)](ddp::GradBucket& bucket) {
     OverlapState::checkInsideBackward();
     auto reduced = hook(bucket);
     state->record(bucket, reduced);
@@ -35,7 +36,7 @@ ddp::CommHook interleaved(ddp::CommHook hook,
   // The previous bucket's step, to wait for before issuing the next
   // reduction.
   auto previous = std::make_shared<FuturePtr>();
-  return [hook = std::move(hook), state,
+  return [hook = std::move(hook), state = std::move(state),
           previous](ddp::GradBucket& bucket) -> FuturePtr {
     OverlapState::checkInsideBackward();
     const bool overlapped = state->overlapped();

@@ -21,7 +21,7 @@ hookparity::Bytes topKBytes(const hookparity::TrafficContext& c) {
 
 const std::vector<hookparity::HookCase> kTopK = {
     {.name = "topk_error_feedback",
-     .make = [](auto pg) { return consumer::topKHook(pg, kRatio); },
+     .make = [](const auto& pg) { return consumer::topKHook(pg, kRatio); },
      // A quarter of each bucket is sent (1 of a bias's 4 gradients), the
      // rest waits in the error buffer: after 3 steps every parameter is
      // within 0.05 of DDP's.

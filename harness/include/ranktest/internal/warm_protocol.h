@@ -83,6 +83,11 @@ bool sendPacket(int fd, const std::string& data,
 // for the buffer is an error.
 bool receivePacket(int fd, std::string& data, std::vector<int>* fds = nullptr);
 
+// The integer of a packet "<prefix><integer>" (the server's "pid N" and
+// "exit N"); nullopt for any other packet.
+std::optional<long> numberAfter(const std::string& packet,
+                                const std::string& prefix);
+
 // Set by the client for a listing run (--gtest_list_tests) whose result it
 // caches: the file where ranktest::init writes the files the binary maps,
 // one path per line, for the cache to hold their identities.

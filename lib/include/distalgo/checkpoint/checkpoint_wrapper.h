@@ -97,7 +97,7 @@ class CheckpointWrapperImpl : public torch::nn::Module {
                                  CheckpointOptions options = {})
       : CheckpointWrapperImpl(
             torch::nn::AnyModule(std::forward<ModuleType>(module)), options) {}
-  explicit CheckpointWrapperImpl(torch::nn::AnyModule module,
+  explicit CheckpointWrapperImpl(const torch::nn::AnyModule& module,
                                  CheckpointOptions options = {});
   // A Sequential (which AnyModule cannot hold: its forward is a template),
   // called with one tensor.

@@ -39,7 +39,7 @@ using LocalOptimizerFactory =
 // A factory for any libtorch optimizer type: groups without options of their
 // own get `defaults`.
 template <typename Optimizer, typename Options>
-LocalOptimizerFactory localOptimizer(Options defaults) {
+LocalOptimizerFactory localOptimizer(const Options& defaults) {
   return [defaults](std::vector<torch::optim::OptimizerParamGroup> groups)
              -> std::unique_ptr<torch::optim::Optimizer> {
     return std::make_unique<Optimizer>(std::move(groups), defaults);

@@ -81,6 +81,7 @@ PieceBroadcast::PieceBroadcast(c10d::ProcessGroup& pg,
     flat_ = at::empty({numel}, parameters_.front().options());
   } else {
     std::vector<at::Tensor> flat;
+    flat.reserve(parameters_.size());
     for (const auto& p : parameters_) flat.push_back(p.detach().reshape(-1));
     flat_ = at::cat(flat);
   }
