@@ -89,19 +89,20 @@ std::string localAddressToward(const std::string& host, int port) {
                              "'");
   }
   std::string address;
-  std::string tried;
-  int error = 0;
+  std::string tried;  // each address, with why it does not route
   for (const int family : {AF_INET, AF_INET6}) {
     for (const addrinfo* a = found; a != nullptr && address.empty();
          a = a->ai_next) {
       if (a->ai_family != family) continue;
-      tried += (tried.empty() ? "" : ", ") + numericHost(a->ai_addr);
+      const std::string numeric = numericHost(a->ai_addr);
       const int fd = ::socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
       sockaddr_storage local{};
       socklen_t size = sizeof(local);
       if (fd < 0 || ::connect(fd, a->ai_addr, a->ai_addrlen) != 0 ||
           ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &size) != 0) {
-        error = errno;
+        const int error = errno;
+        tried +=
+            (tried.empty() ? "" : ", ") + numeric + ": " + std::strerror(error);
       } else {
         address = numericHost(reinterpret_cast<const sockaddr*>(&local));
       }
@@ -112,8 +113,8 @@ std::string localAddressToward(const std::string& host, int port) {
   if (!address.empty()) return address;
   throw std::runtime_error(
       "ranktest: no route from this host to MASTER_ADDR '" + host + "' (" +
-      tried + "): " + std::strerror(error) +
-      "; MASTER_ADDR must be an address of rank 0's host that every host "
+      tried +
+      "); MASTER_ADDR must be an address of rank 0's host that every host "
       "reaches");
 }
 

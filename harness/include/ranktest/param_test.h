@@ -69,10 +69,10 @@ class ParamSuite {
     get().tests_.push_back({name, file, line, std::move(traits), make});
     return get().scheduleOnce(suite);
   }
-  static bool addRows(const char* suite, const std::vector<Param>& rows,
+  static bool addRows(const char* suite, std::vector<Param> rows,
                       const std::vector<TestTrait>& traits) {
-    for (const Param& row : rows) {
-      get().rows_.push_back({std::make_unique<Param>(row), traits});
+    for (Param& row : rows) {
+      get().rows_.push_back({std::make_unique<Param>(std::move(row)), traits});
     }
     return get().scheduleOnce(suite);
   }
