@@ -50,7 +50,8 @@ void leavePlainTestsToRankZero() {
 void joinLaunchedJob() {
   std::unique_ptr<internal::LaunchedJob> job;
   try {
-    job = internal::LaunchedJob::join(settings().default_timeout * 5);
+    job = internal::LaunchedJob::join(
+        settings().scaled(settings().default_timeout * 5));
   } catch (const std::exception& error) {
     std::cerr << "[ranktest] " << error.what() << std::endl;
     std::exit(kTestErrorExitCode);

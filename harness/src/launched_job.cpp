@@ -588,6 +588,11 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   }
   if (disagreement_) throw std::runtime_error(*disagreement_);
   if (adoptLostRank()) return withoutLostRank();
+  // Under RANKTEST_DEBUG_RANK no rank here sees the stopped rank's own
+  // word that it waits for a debugger (its supervisor is on its host):
+  // every rank lifts its deadline and waits as long as it takes.
+  const std::chrono::milliseconds timeout = t.groupTimeout();
+  options.timeout = timeout;
   const int sequence = sequence_++;
   const std::string key = testKey(sequence);
   const auto mine = [&](const std::string& what) {
@@ -613,7 +618,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   // before, which they ended together.
   setFirst(*store_, testNameKey(sequence, me), toBytes(t.fullName()));
   const auto dueFromNow = [&] {
-    return Clock::now() + t.timeout() + options.stack_grace + kReportGrace;
+    return Clock::now() + timeout + options.stack_grace + kReportGrace;
   };
   // Counted from when rank 0 came, however long it ran plain tests.
   auto agreement_due = dueFromNow();
@@ -687,7 +692,8 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   launch.store_prefix =
       attemptKeyPrefix(launched_.restart_count) + key + "group/";
   launch.gloo_host = gloo_host_;
-  launch.timeout = t.timeout();
+  launch.timeout = timeout;
+  launch.debug_wait = settings().debug_rank == me;
   launch.test = t.fullName();
   std::unique_ptr<RankProcess> child;
   {

@@ -67,9 +67,7 @@ RankLaunch launchFor(const TestInstance& t, bool one_shot) {
   RankLaunch launch;
   launch.world_size = t.world_size;
   launch.backend = t.backend;
-  // The store and group time out with the test; while someone debugs a
-  // rank, the others must wait for it as long as it takes.
-  launch.timeout = settings().debug_rank ? std::chrono::hours(24) : t.timeout();
+  launch.timeout = t.groupTimeout();
   launch.test = one_shot ? t.fullName() : std::string();
   return launch;
 }
@@ -187,12 +185,11 @@ class ParentTest : public ::testing::Test {
   const TestInstance* instance_;
 };
 
-std::chrono::milliseconds scaled(std::chrono::milliseconds t) {
-  return std::chrono::milliseconds(static_cast<long long>(
-      static_cast<double>(t.count()) * settings().timeout_scale));
-}
-
 }  // namespace
+
+std::chrono::milliseconds TestInstance::groupTimeout() const {
+  return settings().debug_rank ? std::chrono::hours(24) : timeout();
+}
 
 const TestInstance* findTestInstance(const std::string& full_name) {
   auto it = registry().find(full_name);
@@ -218,8 +215,7 @@ bool registerTest(const std::string& suite, const std::string& name,
     options.check_collectives = *env.check_collectives;
   }
   for (const TestTrait& trait : traits) trait.apply(options);
-  options.timeout =
-      internal::scaled(options.timeout.value_or(env.default_timeout));
+  options.timeout = env.scaled(options.timeout.value_or(env.default_timeout));
   internal::CellChoice cell;
   cell.world_size = env.world_size;
   cell.backend = env.backend;

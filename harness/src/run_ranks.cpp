@@ -9,6 +9,7 @@
 #include "ranktest/internal/rendezvous.h"
 #include "ranktest/internal/supervisor.h"
 #include "ranktest/internal/verdict.h"
+#include "ranktest/settings.h"
 
 namespace ranktest {
 namespace {
@@ -47,6 +48,15 @@ RunResult::Outcome outcomeOf(internal::Verdict::Kind kind) {
 RunResult runRanks(const RunOptions& options,
                    const std::function<void(const Rank&)>& body) {
   checkOptions(options);
+  // As for a test: the environment scales the deadline, streams the output
+  // and sizes the reports' tails.
+  const Settings& env = settings();
+  if (!env.error.empty()) {
+    RunResult refused;
+    refused.message = "[ranktest] bad environment: " + env.error;
+    return refused;
+  }
+  const std::chrono::milliseconds timeout = env.scaled(options.timeout);
   internal::Rendezvous rendezvous(options.store);
   std::vector<std::unique_ptr<internal::RankProcess>> owned;
   std::vector<internal::RankProcess*> ranks;
@@ -56,7 +66,7 @@ RunResult runRanks(const RunOptions& options,
     launch.world_size = options.world_size;
     launch.backend = options.backend;
     launch.store = rendezvous.address();
-    launch.timeout = options.timeout;
+    launch.timeout = timeout;
     launch.check_collectives = options.check_collectives;
     owned.push_back(internal::RankProcess::start(
         launch, StartMethod::kFork, rendezvous.fileFd(), /*reusable=*/false,
@@ -65,15 +75,16 @@ RunResult runRanks(const RunOptions& options,
   }
   rendezvous.serve();
   internal::SuperviseOptions supervise_options;
-  supervise_options.timeout = options.timeout;
-  supervise_options.verbose = options.stream_output;
+  supervise_options.timeout = timeout;
+  supervise_options.verbose = options.stream_output || env.verbose;
+  supervise_options.tail_lines = env.output_lines;
   const internal::SuperviseResult supervised =
       internal::supervise(ranks, supervise_options);
 
   const internal::Verdict verdict = internal::judge(
       {"ranktest::runRanks", "", 0,
-       "fork, " + toString(options.store) + ", " + options.backend,
-       options.timeout, ""},
+       "fork, " + toString(options.store) + ", " + options.backend, timeout,
+       ""},
       supervised);
   RunResult result;
   result.outcome = outcomeOf(verdict.kind);

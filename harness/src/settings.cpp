@@ -142,6 +142,12 @@ Settings parse() {
 
 }  // namespace
 
+std::chrono::milliseconds Settings::scaled(
+    std::chrono::milliseconds deadline) const {
+  return std::chrono::milliseconds(static_cast<long long>(
+      static_cast<double>(deadline.count()) * timeout_scale));
+}
+
 const Settings& settings() {
   static const Settings parsed = parse();
   return parsed;

@@ -10,14 +10,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <map>
+#include <regex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "inner_run.h"
@@ -107,6 +111,12 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
     // A peer silent for 4 s is given up on (10 s by default): shorter tests.
     options.env["RANKTEST_PEER_SILENCE"] = "4";
     options.env.insert(extra_env_.begin(), extra_env_.end());
+    if (watcher_) {
+      options.watcher = [this](pid_t, const std::string&,
+                               const std::string& output) {
+        return watcher_(output);
+      };
+    }
     options.limit = 120s * kSanitizerSlowdown;
     InnerResult result = runInner(options);
     // Nothing survives: no rank, no launcher agent, no file but the XML and
@@ -128,10 +138,16 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
   void setForTheRanks(const std::string& name, const std::string& value) {
     extra_env_[name] = value;
   }
+  // The next run() calls `watcher` with all output so far, each time output
+  // arrives, until it returns true.
+  void watchOutput(std::function<bool(const std::string&)> watcher) {
+    watcher_ = std::move(watcher);
+  }
 
  private:
   std::string rank1_filter_;
   std::map<std::string, std::string> extra_env_;
+  std::function<bool(const std::string&)> watcher_;
 };
 
 TEST_P(HarnessLaunched, PassingTestPassesInEveryRank) {
@@ -162,6 +178,29 @@ TEST_P(HarnessLaunched, RankThatExitsEarlyIsNamed) {
   EXPECT_THAT(r.output,
               ContainsRegex("rank 1 of 2 \\(host .+, pid [0-9]+\\) exited "
                             "with code 0 before its test finished"));
+}
+
+// RANKTEST_DEBUG_RANK under a launcher: rank 1's body stops for a debugger,
+// and every rank waits for it past the test's deadline.
+TEST_P(HarnessLaunched, DebugRankWaitsForTheDebuggerPastTheDeadline) {
+  pid_t waiting = 0;
+  setForTheRanks("RANKTEST_DEBUG_RANK", "1");
+  setForTheRanks("RANKTEST_TIMEOUT", "2");
+  watchOutput([&waiting](const std::string& output) {
+    std::smatch match;
+    static const std::regex line(
+        R"(rank 1 \(pid (\d+)\) waits for a debugger)");
+    if (!std::regex_search(output, match, line)) return false;
+    waiting = static_cast<pid_t>(std::stoi(match[1]));
+    // Twice the deadline: a debugger session would take longer still.
+    std::this_thread::sleep_for(4s);
+    ::kill(waiting, SIGCONT);
+    return true;
+  });
+  const InnerResult r = run("InnerReports.Passes/gloo_ws2");
+  EXPECT_GT(waiting, 0) << r.output;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GE(r.elapsed, 4s);
 }
 
 TEST_P(HarnessLaunched, HangIsStoppedAtTheDeadlineWithTheStack) {

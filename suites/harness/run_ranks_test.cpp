@@ -16,10 +16,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "inner_run.h"
 #include "process_probe.h"
 #include "ranktest/distributed_test.h"
 
@@ -31,6 +35,8 @@ using ranktest::RunOptions;
 using ranktest::RunResult;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
 using namespace std::chrono_literals;
 
 // True when this process has no child left, reaped or not.
@@ -173,6 +179,55 @@ TEST(HarnessRunRanksFailures, BadOptionsThrowBeforeAnyRankStarts) {
   EXPECT_THROW(ranktest::runRanks({.timeout = 0s}, body),
                std::invalid_argument);
   EXPECT_TRUE(noChildLeft());
+}
+
+// The environment reaches runRanks as it reaches a test: read in an inner
+// run, since this process has read it already.
+InnerResult runInnerWith(const std::string& test,
+                         std::map<std::string, std::string> env) {
+  InnerOptions options;
+  options.filter = "InnerRunRanks." + test;
+  options.env = std::move(env);
+  const InnerResult result = runInner(options);
+  EXPECT_THAT(result.processes_left, IsEmpty()) << result.output;
+  return result;
+}
+
+// The body takes twice its 0.5 s: it passes only with the deadline scaled,
+// and its output streams only with RANKTEST_VERBOSE (a passing run shows it
+// only so; a failing one shows it once, in its report, without).
+TEST(HarnessRunRanksEnvironment, TimeoutScaleAndVerboseApply) {
+  const InnerResult scaled = runInnerWith(
+      "BodyThatTakesTwiceItsTimeout",
+      {{"RANKTEST_TIMEOUT_SCALE", "4"}, {"RANKTEST_VERBOSE", "1"}});
+  EXPECT_EQ(scaled.exit_code, 0) << scaled.output;
+  EXPECT_THAT(scaled.output, HasSubstr("[rank 1] rank 1 starts its slow body"));
+
+  const InnerResult unscaled = runInnerWith("BodyThatTakesTwiceItsTimeout", {});
+  EXPECT_NE(unscaled.exit_code, 0) << unscaled.output;
+  EXPECT_THAT(unscaled.output, HasSubstr("timed out after"));
+  EXPECT_EQ(countOccurrences(unscaled.output, "rank 1 starts its slow body"),
+            1u)
+      << unscaled.output;
+}
+
+// RANKTEST_OUTPUT_LINES sizes the failing rank's tail (60 by default).
+TEST(HarnessRunRanksEnvironment, OutputLinesSizeTheFailingRanksTail) {
+  const InnerResult r = runInnerWith("FailingRankWithALongOutput",
+                                     {{"RANKTEST_OUTPUT_LINES", "3"}});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, AllOf(HasSubstr("line 100 of rank 1"),
+                              Not(HasSubstr("line 90 of rank 1"))));
+}
+
+// A variable it cannot use fails the run before any rank starts, naming it.
+TEST(HarnessRunRanksEnvironment, BadVariableFailsTheRunUnstarted) {
+  const InnerResult r = runInnerWith("BodyThatTakesTwiceItsTimeout",
+                                     {{"RANKTEST_TIMEOUT_SCALE", "fast"}});
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, AllOf(HasSubstr("[ranktest] bad environment: "
+                                        "RANKTEST_TIMEOUT_SCALE='fast'"),
+                              Not(HasSubstr("starts its slow body"))));
 }
 
 }  // namespace

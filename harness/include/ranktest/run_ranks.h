@@ -48,9 +48,11 @@ struct RunOptions {
   std::string backend = "gloo";
   StoreKind store = StoreKind::kFile;
   // For the whole run; it is also the store's and the group's timeout.
+  // RANKTEST_TIMEOUT_SCALE multiplies it, as it does a test's.
   std::chrono::milliseconds timeout{60000};
-  // Print each rank's output live, "[rank N] "-prefixed, on stderr; otherwise
-  // only a failing rank's last lines appear, in the message.
+  // Print each rank's output live, "[rank N] "-prefixed, on stderr (so does
+  // RANKTEST_VERBOSE=1); otherwise only a failing rank's last lines
+  // (RANKTEST_OUTPUT_LINES) appear, in the message.
   bool stream_output = false;
   // Wrap each rank's group in the collective-mismatch check
   // (TestOptions::check_collectives).
@@ -74,7 +76,8 @@ struct RunResult {
 // capture anything) and runs body(rank) in each, on a fresh group of
 // `options.backend`. A rank fails when body throws, a gtest assertion in it
 // fails, it dies, or the deadline passes. Nothing outlives the call: no rank
-// process, store file or port. Throws std::invalid_argument on bad options.
+// process, store file or port. Throws std::invalid_argument on bad options;
+// a bad RANKTEST_* variable fails the run, as it fails a test, unstarted.
 RunResult runRanks(const RunOptions& options,
                    const std::function<void(const Rank&)>& body);
 

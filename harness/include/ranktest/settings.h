@@ -52,6 +52,10 @@ struct Settings {
   // Non-empty when a variable holds a value we cannot use; every distributed
   // test then fails with this message instead of guessing.
   std::string error;
+
+  // `deadline` times RANKTEST_TIMEOUT_SCALE: every deadline ranktest keeps
+  // (a test's, runRanks', the wait for a launched job to form).
+  std::chrono::milliseconds scaled(std::chrono::milliseconds deadline) const;
 };
 
 // Parsed once, on first use.

@@ -29,6 +29,10 @@ struct TestInstance {
 
   std::string fullName() const { return suite + "." + name; }
   std::chrono::milliseconds timeout() const { return *options.timeout; }
+  // What its ranks' store and group wait for: timeout(), or a day while
+  // RANKTEST_DEBUG_RANK stops a rank for a debugger, which the other ranks
+  // must wait for however long it takes.
+  std::chrono::milliseconds groupTimeout() const;
 };
 
 // The instance with that full name, or nullptr.
