@@ -193,7 +193,12 @@ RANKTEST_F(AveragingPostLocalSgdHook, RefusesBadArguments,
       },
       "distalgo::hooks::PostLocalSgdState: expected start_local_sgd_iter >= "
       "0, got -1");
-  auto state = std::make_shared<PostLocalSgdState>(PostLocalSgdOptions{});
+  expectInvalidArgument([] { PostLocalSgdState(PostLocalSgdOptions{}); },
+                        "distalgo::hooks::PostLocalSgdState: "
+                        "start_local_sgd_iter is required (PyTorch's "
+                        "start_localSGD_iter has no default)");
+  auto state = std::make_shared<PostLocalSgdState>(
+      PostLocalSgdOptions{.start_local_sgd_iter = 0});
   expectInvalidArgument([&] { postLocalSgdHook(nullptr, pg(), store()); },
                         "postLocalSgdHook: expected a state, got nullptr");
   expectInvalidArgument([&] { postLocalSgdHook(state, {}, store()); },
@@ -203,8 +208,9 @@ RANKTEST_F(AveragingPostLocalSgdHook, RefusesBadArguments,
       "postLocalSgdHook: expected a store to create the subgroup with, got "
       "null");
   // An existing subgroup needs no store.
-  auto given = std::make_shared<PostLocalSgdState>(PostLocalSgdOptions{},
-                                                   SubgroupProvider::of(pg()));
+  auto given = std::make_shared<PostLocalSgdState>(
+      PostLocalSgdOptions{.start_local_sgd_iter = 0},
+      SubgroupProvider::of(pg()));
   EXPECT_NO_THROW(postLocalSgdHook(given, pg()));
 }
 

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <torch/nn/modules/linear.h>
 
+#include <limits>
+
 #include "ddp_parity.h"
 #include "distalgo/ddp/distributed_data_parallel.h"
 #include "fixtures/models.h"
@@ -18,22 +20,41 @@ class DdpParityBadInput : public ranktest::DistributedTest {
   static ranktest::TestOptions testOptions() { return {.world_sizes = {2, 3}}; }
 };
 
-// Every rank, not only the odd one, gets an error instead of a hang.
-RANKTEST_F(DdpParityBadInput, MismatchedModelsFailOnEveryRank) {
-  torch::manual_seed(0);
-  auto model = rank() == 1 ? torch::nn::Sequential(torch::nn::Linear(3, 2))
-                           : torch::nn::Sequential(torch::nn::Linear(4, 2));
+// DDP over `model`, whose 0.weight is [2, 3] on rank 1 and [2, 4] on the
+// others, fails on this rank with the message every rank gives, naming the
+// parameter and the ranks.
+void expectFirstWeightMismatchRefused(
+    const torch::nn::Sequential& model,
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg) {
   try {
-    DistributedDataParallel ddp(model, pg());
-    ADD_FAILURE() << "rank " << rank() << " built DDP over mismatched models";
+    DistributedDataParallel ddp(model, pg);
+    ADD_FAILURE() << "rank " << pg->getRank()
+                  << " built DDP over mismatched models";
   } catch (const std::invalid_argument& error) {
-    // The same message on every rank, naming the parameter and the rank.
     EXPECT_THAT(
         error.what(),
         testing::AllOf(testing::HasSubstr("parameter 0 (0.weight here)"),
                        testing::HasSubstr("rank 1 has Float[2, 3], "
                                           "rank 0 has Float[2, 4]")));
   }
+}
+
+// Every rank, not only the odd one, gets an error instead of a hang.
+RANKTEST_F(DdpParityBadInput, MismatchedModelsFailOnEveryRank) {
+  torch::manual_seed(0);
+  expectFirstWeightMismatchRefused(
+      torch::nn::Sequential(torch::nn::Linear(rank() == 1 ? 3 : 4, 2)), pg());
+}
+
+// Frozen parameters are checked (and broadcast) too, as in PyTorch.
+RANKTEST_F(DdpParityBadInput, MismatchedFrozenLayerFailsOnEveryRank) {
+  torch::manual_seed(0);
+  const torch::nn::Linear frozen(rank() == 1 ? 3 : 4, 2);
+  for (at::Tensor& parameter : frozen->parameters()) {
+    parameter.set_requires_grad(false);
+  }
+  expectFirstWeightMismatchRefused(
+      torch::nn::Sequential(frozen, torch::nn::Linear(2, 2)), pg());
 }
 
 // Refused before any collective, so every rank refuses alike.
@@ -43,6 +64,15 @@ RANKTEST_F(DdpParityBadInput, NegativeBucketCapIsRefused) {
       [&] { DistributedDataParallel ddp(model, pg(), {.bucket_cap_mb = -1}); },
       testing::ThrowsMessage<std::invalid_argument>(
           testing::HasSubstr("bucket_cap_mb must be >= 0")));
+  // Not a number of bytes c10d can hold: refused, not converted to anything.
+  for (const double cap : {std::numeric_limits<double>::infinity(), 1e30}) {
+    EXPECT_THAT(
+        [&] {
+          DistributedDataParallel ddp(model, pg(), {.bucket_cap_mb = cap});
+        },
+        testing::ThrowsMessage<std::invalid_argument>(
+            testing::HasSubstr("bucket_cap_mb must be below 2^43")));
+  }
 }
 
 }  // namespace

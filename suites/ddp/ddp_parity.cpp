@@ -34,6 +34,10 @@ torch::nn::Sequential makeModel(Model model, std::uint64_t seed) {
       return torch::nn::Sequential(fixtures::makeUnusedParameterNet(seed));
     case Model::kBatchNormNet:
       return fixtures::makeBatchNormNet(seed);
+    case Model::kFrozenLayerNet:
+      return fixtures::makeFrozenLayerNet(seed);
+    case Model::kTiedNet:
+      return fixtures::makeTiedNet(seed);
   }
   throw std::invalid_argument("ddpparity::makeModel: unknown model");
 }

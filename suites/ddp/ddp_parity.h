@@ -27,7 +27,14 @@ constexpr double kLearningRate = 0.1;
 // Float sums in another order; nothing else differs.
 constexpr fixtures::Tolerance kTolerance{.rtol = 1e-5, .atol = 1e-6};
 
-enum class Model { kMlp, kConvNet, kUnusedParameterNet, kBatchNormNet };
+enum class Model {
+  kMlp,
+  kConvNet,
+  kUnusedParameterNet,
+  kBatchNormNet,
+  kFrozenLayerNet,
+  kTiedNet
+};
 
 // The fixture model, wrapped in a Sequential so that one DDP type takes all.
 torch::nn::Sequential makeModel(Model model, std::uint64_t seed);

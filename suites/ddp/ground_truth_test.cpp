@@ -99,6 +99,13 @@ const std::vector<ParityCase> kMatrix = {
     {"BatchNormNoBroadcastBuffers",
      Model::kBatchNormNet,
      {.broadcast_buffers = false}},
+    // Ranks other than 0 start from other values of the frozen layer too:
+    // only the construction's broadcast makes them rank 0's.
+    {"FrozenLayer", Model::kFrozenLayerNet, kDefaults},
+    // One weight under two names (tied), in one bucket entry.
+    {"Tied", Model::kTiedNet, kDefaults},
+    {"TiedBucketView", Model::kTiedNet, kBucketView},
+    {"TiedFindUnused", Model::kTiedNet, kFindUnused},
 };
 RANKTEST_INSTANTIATE_P(DdpParityGroundTruth, kMatrix);
 

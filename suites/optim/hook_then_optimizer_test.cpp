@@ -148,6 +148,25 @@ class OptimHookThenOptimizer : public ranktest::DistributedTest {
   static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
 };
 
+struct Trained {
+  torch::nn::Sequential& model;
+  fixtures::SequentialDdp& ddp;
+};
+
+// kHookThenOptimizerSteps steps of both: `hooked` steps in its DDP's hook,
+// `reference` with `libtorch` after each backward.
+void trainSideBySide(int rank, const Trained& hooked, const Trained& reference,
+                     torch::optim::Optimizer& libtorch) {
+  for (int step = 0; step < kHookThenOptimizerSteps; ++step) {
+    const auto input = at::full({3, fixtures::kMlpInputs}, 0.5 * (rank + step));
+    for (const Trained* run : {&hooked, &reference}) {
+      distalgo::ddp::zeroGradients(*run->model);
+      run->ddp.forward(input).square().mean().backward();
+    }
+    libtorch.step();
+  }
+}
+
 // PyTorch's params_to_optimize: only the first layer moves, as under a
 // libtorch optimizer over that layer alone.
 RANKTEST_F(OptimHookThenOptimizer, StepsOnlyTheParametersToOptimize) {
@@ -163,15 +182,7 @@ RANKTEST_F(OptimHookThenOptimizer, StepsOnlyTheParametersToOptimize) {
                                          sgd.functional(), first_layer(model)));
   distalgo::ddp::DistributedDataParallel reference_ddp(reference, pg());
   auto libtorch = sgd.libtorch(first_layer(reference));
-  for (int step = 0; step < kHookThenOptimizerSteps; ++step) {
-    const auto input =
-        at::full({3, fixtures::kMlpInputs}, 0.5 * (rank() + step));
-    distalgo::ddp::zeroGradients(*model);
-    ddp.forward(input).square().mean().backward();
-    distalgo::ddp::zeroGradients(*reference);
-    reference_ddp.forward(input).square().mean().backward();
-    libtorch->step();
-  }
+  trainSideBySide(rank(), {model, ddp}, {reference, reference_ddp}, *libtorch);
   const auto initial = fixtures::makeMlp(/*seed=*/1)->parameters();
   const auto actual = model->parameters();
   fixtures::expectSameTensors(actual, reference->parameters(),
@@ -179,6 +190,28 @@ RANKTEST_F(OptimHookThenOptimizer, StepsOnlyTheParametersToOptimize) {
   EXPECT_FALSE(actual[0].equal(initial[0]));
   EXPECT_TRUE(actual[2].equal(initial[2]));
   EXPECT_TRUE(actual[3].equal(initial[3]));
+}
+
+// A weight under two names (tied) is stepped once an iteration, as by a
+// libtorch optimizer over each parameter once: DDP lists it once.
+RANKTEST_F(OptimHookThenOptimizer, TiedWeightIsSteppedOnce) {
+  const OptimizerCase sgd = sgdCases()[1];  // momentum: a second step shows
+  auto model = fixtures::makeTiedNet(/*seed=*/1);
+  auto reference = fixtures::makeTiedNet(/*seed=*/1);
+  distalgo::ddp::DistributedDataParallel ddp(model, pg());
+  ddp.registerCommHook(hookThenOptimizer(distalgo::hooks::allreduceHook(pg()),
+                                         sgd.functional()));
+  distalgo::ddp::DistributedDataParallel reference_ddp(reference, pg());
+  std::vector<at::Tensor> each_once = reference->parameters();
+  // 2.weight and 2.bias are 0.weight and 0.bias again.
+  each_once.erase(each_once.begin() + 2, each_once.begin() + 4);
+  ASSERT_TRUE(reference->parameters()[2].is_same(each_once[0]));
+  auto libtorch = sgd.libtorch(each_once);
+  trainSideBySide(rank(), {model, ddp}, {reference, reference_ddp}, *libtorch);
+  fixtures::expectSameTensors(model->parameters(), reference->parameters(),
+                              fixtures::kExact);
+  EXPECT_FALSE(model->parameters()[0].equal(
+      fixtures::makeTiedNet(/*seed=*/1)->parameters()[0]));
 }
 
 // A hook that reduces into a new tensor: the optimizer must still step with

@@ -9,10 +9,15 @@ namespace distalgo::hooks {
 PostLocalSgdState::PostLocalSgdState(PostLocalSgdOptions options,
                                      groups::SubgroupProvider subgroup)
     : options_(options), subgroup_(std::move(subgroup)) {
-  DISTALGO_CHECK_ARG(options_.start_local_sgd_iter >= 0,
+  DISTALGO_CHECK_ARG(options_.start_local_sgd_iter.has_value(),
+                     "distalgo::hooks::PostLocalSgdState: "
+                     "start_local_sgd_iter is required (PyTorch's "
+                     "start_localSGD_iter has no default): the iterations of "
+                     "global allreduce before local SGD starts");
+  DISTALGO_CHECK_ARG(*options_.start_local_sgd_iter >= 0,
                      "distalgo::hooks::PostLocalSgdState: expected "
                      "start_local_sgd_iter >= 0, got ",
-                     options_.start_local_sgd_iter);
+                     *options_.start_local_sgd_iter);
 }
 
 void PostLocalSgdState::maybeIncreaseIteration(bool is_last_bucket) {

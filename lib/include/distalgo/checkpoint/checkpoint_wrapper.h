@@ -16,7 +16,8 @@
 // Example:
 //   CheckpointWrapper block(torch::nn::Linear(8, 8));
 //   auto y = block->forward(x);                  // one-tensor modules
-//   CheckpointWrapper mix(MixModule(), {.offload_to_cpu = true});
+//   CheckpointWrapper mix(MixModule(),
+//                         CheckpointOptions{.offload_to_cpu = true});
 //   auto z = mix->call(a, b, 0.5);               // any forward signature
 
 #include <ATen/core/Tensor.h>

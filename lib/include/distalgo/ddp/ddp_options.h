@@ -31,7 +31,11 @@ struct DdpOptions {
   bool find_unused_parameters = false;
   // Gradients become views into the communication buckets (saves a copy).
   bool gradient_as_bucket_view = false;
-  // Broadcast buffers (e.g. batch-norm statistics) from rank 0 every forward.
+  // Broadcast buffers (e.g. batch-norm statistics) before a forward that
+  // follows one that reduced: from rank 0, or under a Join from the highest
+  // rank still training. Construction and the end of a Join broadcast
+  // buffers whatever this says, as PyTorch 1.13 does (2.x skips the
+  // construction's when it is off).
   bool broadcast_buffers = true;
   // The set of used parameters and the graph do not change across iterations.
   // The reducer records them in the first iteration, whose gradients it

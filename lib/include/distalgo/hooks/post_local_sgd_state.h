@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
@@ -15,12 +16,12 @@
 
 namespace distalgo::hooks {
 
-// Post-local SGD's options, with PyTorch's defaults.
+// Post-local SGD's options, with PyTorch's defaults where it has one.
 struct PostLocalSgdOptions {
   // Iterations of global gradient allreduce (plain DDP) before local SGD
-  // starts (start_localSGD_iter). Pair the hook with an averager whose
-  // warmup_steps equal it.
-  std::int64_t start_local_sgd_iter = 0;
+  // starts (start_localSGD_iter). Required, as in PyTorch: 0 would skip the
+  // global phase. Pair the hook with an averager whose warmup_steps equal it.
+  std::optional<std::int64_t> start_local_sgd_iter;
   // After the start: allreduce gradients within the subgroup (true), or
   // keep each rank's own gradients (false).
   bool post_local_gradient_allreduce = true;
@@ -34,7 +35,7 @@ class PostLocalSgdState {
   // `subgroup` gives the group gradients are reduced in after the start:
   // by default the node (see groups::SubgroupProvider), created on the
   // first local iteration. Throws std::invalid_argument if
-  // options.start_local_sgd_iter < 0.
+  // options.start_local_sgd_iter is unset or < 0.
   explicit PostLocalSgdState(
       PostLocalSgdOptions options,
       groups::SubgroupProvider subgroup = groups::SubgroupProvider());
@@ -45,7 +46,7 @@ class PostLocalSgdState {
   std::int64_t iteration() const { return iteration_.load(); }
   // Whether the current iteration is local (iteration() reached the start).
   bool localSgdStarted() const {
-    return iteration() >= options_.start_local_sgd_iter;
+    return iteration() >= *options_.start_local_sgd_iter;
   }
   // Counts an iteration at its last bucket (PyTorch's maybe_increase_iter).
   void maybeIncreaseIteration(bool is_last_bucket);

@@ -15,12 +15,13 @@
 //
 // Warm-up: every iteration is a real step. Until DDP's reducer has rebuilt
 // its buckets (at the forward after the first iteration that reduced; after
-// the second with static_graph; never with find_unused_parameters), the
+// the second with static_graph; never with find_unused_parameters without
+// static_graph), the
 // hook queues at the iteration's first bucket a full ZeRO step that runs
 // when backward ends, on the reduced gradients: greedy partition, local
 // step, broadcasts, as step() would. At the end of the first iteration
 // whose buckets are final (iteration 1 by default, 2 with static_graph, 0
-// with find_unused_parameters) it then builds the bucket partition
+// with find_unused_parameters alone) it then builds the bucket partition
 // (bucket_assignment.h) from that iteration's buckets and moves each
 // parameter's optimizer state to its bucket owner (a collective); from the
 // next iteration on each bucket is stepped by its owner and broadcast.

@@ -10,6 +10,8 @@
 #include <string>
 #include <torch/csrc/distributed/c10d/comm.hpp>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 #include "ddp/internal/comm_hook_adapter.h"
 #include "ddp/internal/delay_all_reduce_sink.h"
@@ -24,6 +26,9 @@ namespace {
 
 constexpr const char* kDdp = "distalgo::DistributedDataParallel: ";
 
+// 2^43 MiB is 2^63 bytes.
+constexpr double kLargestBucketCapMb = 8796093022208.0;
+
 // PyTorch's _sync_module_states bucket.
 constexpr std::size_t kBroadcastBucketBytes = std::size_t{250} * 1024 * 1024;
 
@@ -34,11 +39,35 @@ std::unordered_map<std::size_t, std::string> indexed(
   return out;
 }
 
+// libtorch lists a tensor registered under several names (a tied weight)
+// once per name; PyTorch's named_parameters() and named_buffers() list it
+// once, under its first name. The reducer must hold a parameter once (else
+// it reduces it in two bucket entries), and a bucket's optimizer must step
+// it once.
+template <typename NamedTensors>
+std::vector<std::pair<std::string, at::Tensor>> eachTensorOnce(
+    const NamedTensors& named) {
+  std::unordered_set<const c10::TensorImpl*> seen;
+  std::vector<std::pair<std::string, at::Tensor>> once;
+  for (const auto& item : named) {
+    if (seen.insert(item.value().unsafeGetTensorImpl()).second) {
+      once.emplace_back(item.key(), item.value());
+    }
+  }
+  return once;
+}
+
 void checkOptions(const DdpOptions& options) {
   // PyTorch fails on these too: c10d takes the cap as an unsigned size.
-  DISTALGO_CHECK_ARG(options.bucket_cap_mb.value_or(0) >= 0, kDdp,
-                     "bucket_cap_mb must be >= 0, got ",
-                     options.bucket_cap_mb.value_or(0));
+  const double cap_mb = options.bucket_cap_mb.value_or(0);
+  DISTALGO_CHECK_ARG(cap_mb >= 0, kDdp, "bucket_cap_mb must be >= 0, got ",
+                     cap_mb);
+  // c10d takes the cap in bytes as a 64-bit integer (PyTorch's int() of an
+  // infinite cap fails too); a larger one would convert to anything.
+  DISTALGO_CHECK_ARG(cap_mb < kLargestBucketCapMb, kDdp,
+                     "bucket_cap_mb must be below 2^43 (its bytes are a "
+                     "64-bit integer), got ",
+                     cap_mb);
 }
 
 // The bucket size limits of the first iteration, as PyTorch chooses them:
@@ -74,22 +103,27 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
                  c10::intrusive_ptr<c10d::ProcessGroup> pg, DdpOptions options)
     : module_(std::move(module)), pg_(std::move(pg)), options_(options) {
   checkOptions(options_);
+  // Every parameter, frozen ones too, is checked and broadcast (PyTorch's
+  // _verify_param_shape_across_processes and _sync_module_states); those
+  // that require a gradient are reduced.
+  std::vector<std::string> all_names;
+  std::vector<at::Tensor> all_parameters;
   std::vector<std::string> names;
-  for (const auto& item : module_->named_parameters()) {
-    if (!item.value().requires_grad()) continue;
-    names.push_back(item.key());
-    parameters_.push_back(item.value());
+  for (auto& [name, parameter] : eachTensorOnce(module_->named_parameters())) {
+    all_names.push_back(name);
+    all_parameters.push_back(parameter);
+    if (!parameter.requires_grad()) continue;
+    names.push_back(std::move(name));
+    parameters_.push_back(std::move(parameter));
   }
   DISTALGO_CHECK_ARG(!parameters_.empty(), kDdp,
                      "the module has no parameter that requires a gradient");
 
   distalgo::internal::checkSameParametersOnEveryRank(
-      pg_, parameters_, names, "distalgo::DistributedDataParallel");
+      pg_, all_parameters, all_names, "distalgo::DistributedDataParallel");
   {
     at::NoGradGuard no_grad;
-    std::vector<at::Tensor> state = parameters_;
-    for (const auto& buffer : module_->buffers()) state.push_back(buffer);
-    broadcastFrom(0, state);
+    broadcastFrom(0, moduleStates());
   }
 
   const auto bucket_cap_bytes = static_cast<std::size_t>(
@@ -170,13 +204,29 @@ bool DdpCore::reducing() const {
   return at::GradMode::is_enabled() && sync_enabled_;
 }
 
+std::vector<at::Tensor> DdpCore::moduleBuffers() const {
+  std::vector<at::Tensor> buffers;
+  for (auto& item : eachTensorOnce(module_->named_buffers())) {
+    buffers.push_back(std::move(item.second));
+  }
+  return buffers;
+}
+
+std::vector<at::Tensor> DdpCore::moduleStates() const {
+  std::vector<at::Tensor> states;
+  for (auto& item : eachTensorOnce(module_->named_parameters())) {
+    states.push_back(std::move(item.second));
+  }
+  for (at::Tensor& buffer : moduleBuffers())
+    states.push_back(std::move(buffer));
+  return states;
+}
+
 void DdpCore::syncBuffers(int source) {
   // Collected again each time, as PyTorch does, in case a module replaced a
   // buffer since the last forward.
-  std::vector<at::Tensor> buffers;
-  for (const auto& buffer : module_->buffers()) buffers.push_back(buffer);
   at::NoGradGuard no_grad;
-  broadcastFrom(source, buffers);
+  broadcastFrom(source, moduleBuffers());
 }
 
 bool DdpCore::syncsBuffersBeforeForward() const {

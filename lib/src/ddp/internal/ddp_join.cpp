@@ -152,10 +152,8 @@ void DdpCore::syncFinalModel(bool is_last_joiner) {
                        "distalgo::DistributedDataParallel: no rank joined "
                        "last; the join loop is broken");
   authoritative_rank_ = source;
-  std::vector<at::Tensor> state = parameters_;
-  for (const auto& buffer : module_->buffers()) state.push_back(buffer);
   at::NoGradGuard no_grad;
-  broadcastFrom(source, state);
+  broadcastFrom(source, moduleStates());
 }
 
 }  // namespace distalgo::ddp::internal

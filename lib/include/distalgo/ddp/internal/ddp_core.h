@@ -59,6 +59,11 @@ class DdpCore {
 
  private:
   void broadcastFrom(int source, const std::vector<at::Tensor>& tensors);
+  // The module's buffers, each tensor once, collected anew.
+  std::vector<at::Tensor> moduleBuffers() const;
+  // Every parameter (frozen ones too) and buffer of the module, each tensor
+  // once: what construction and the end of a Join broadcast.
+  std::vector<at::Tensor> moduleStates() const;
   // broadcast_buffers is on, the last forward reduced, and there are some.
   bool syncsBuffersBeforeForward() const;
   // Broadcasts the module's buffers from `source`.
