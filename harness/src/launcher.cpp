@@ -188,7 +188,9 @@ class ParentTest : public ::testing::Test {
 }  // namespace
 
 std::chrono::milliseconds TestInstance::groupTimeout() const {
-  return settings().debug_rank ? std::chrono::hours(24) : timeout();
+  const std::optional<int> debugged = settings().debug_rank;
+  return debugged && *debugged < world_size ? std::chrono::hours(24)
+                                            : timeout();
 }
 
 const TestInstance* findTestInstance(const std::string& full_name) {

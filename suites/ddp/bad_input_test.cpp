@@ -46,7 +46,7 @@ RANKTEST_F(DdpParityBadInput, MismatchedModelsFailOnEveryRank) {
       torch::nn::Sequential(torch::nn::Linear(rank() == 1 ? 3 : 4, 2)), pg());
 }
 
-// Frozen parameters are checked (and broadcast) too, as in PyTorch.
+// Frozen parameters are broadcast, as in PyTorch, so checked too.
 RANKTEST_F(DdpParityBadInput, MismatchedFrozenLayerFailsOnEveryRank) {
   torch::manual_seed(0);
   const torch::nn::Linear frozen(rank() == 1 ? 3 : 4, 2);
@@ -55,6 +55,19 @@ RANKTEST_F(DdpParityBadInput, MismatchedFrozenLayerFailsOnEveryRank) {
   }
   expectFirstWeightMismatchRefused(
       torch::nn::Sequential(frozen, torch::nn::Linear(2, 2)), pg());
+}
+
+// A rank that froze other parameters would reduce other buckets.
+RANKTEST_F(DdpParityBadInput, DifferentlyFrozenModelsFailOnEveryRank) {
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  if (rank() == 1) {
+    for (at::Tensor& parameter : model->ptr(0)->parameters()) {
+      parameter.set_requires_grad(false);
+    }
+  }
+  EXPECT_THAT([&] { DistributedDataParallel ddp(model, pg()); },
+              testing::ThrowsMessage<std::invalid_argument>(
+                  testing::HasSubstr("rank 1 has 2 parameters, rank 0 has 4")));
 }
 
 // Refused before any collective, so every rank refuses alike.

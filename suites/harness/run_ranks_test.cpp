@@ -193,9 +193,10 @@ InnerResult runInnerWith(const std::string& test,
   return result;
 }
 
-// The body takes twice its 0.5 s: it passes only with the deadline scaled,
-// and its output streams only with RANKTEST_VERBOSE (a passing run shows it
-// only so; a failing one shows it once, in its report, without).
+// The body takes twice its timeout: it passes only with the deadline
+// scaled, and its output streams only with RANKTEST_VERBOSE (a passing run
+// shows it only so; a failing one without shows it at most once, in its
+// report, and not at all where rank 1 had not reached its body).
 TEST(HarnessRunRanksEnvironment, TimeoutScaleAndVerboseApply) {
   const InnerResult scaled = runInnerWith(
       "BodyThatTakesTwiceItsTimeout",
@@ -206,7 +207,7 @@ TEST(HarnessRunRanksEnvironment, TimeoutScaleAndVerboseApply) {
   const InnerResult unscaled = runInnerWith("BodyThatTakesTwiceItsTimeout", {});
   EXPECT_NE(unscaled.exit_code, 0) << unscaled.output;
   EXPECT_THAT(unscaled.output, HasSubstr("timed out after"));
-  EXPECT_EQ(countOccurrences(unscaled.output, "rank 1 starts its slow body"),
+  EXPECT_LE(countOccurrences(unscaled.output, "rank 1 starts its slow body"),
             1u)
       << unscaled.output;
 }

@@ -77,7 +77,8 @@ struct RunResult {
 // `options.backend`. A rank fails when body throws, a gtest assertion in it
 // fails, it dies, or the deadline passes. Nothing outlives the call: no rank
 // process, store file or port. Throws std::invalid_argument on bad options;
-// a bad RANKTEST_* variable fails the run, as it fails a test, unstarted.
+// a variable ranktest reads (RANKTEST_*, WORLD_SIZE, BACKEND) that holds a
+// value it cannot use fails the run unstarted, as it fails every test.
 RunResult runRanks(const RunOptions& options,
                    const std::function<void(const Rank&)>& body);
 

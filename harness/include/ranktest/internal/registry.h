@@ -30,8 +30,8 @@ struct TestInstance {
   std::string fullName() const { return suite + "." + name; }
   std::chrono::milliseconds timeout() const { return *options.timeout; }
   // What its ranks' store and group wait for: timeout(), or a day while
-  // RANKTEST_DEBUG_RANK stops a rank for a debugger, which the other ranks
-  // must wait for however long it takes.
+  // RANKTEST_DEBUG_RANK stops one of its ranks for a debugger, which the
+  // other ranks must wait for however long it takes.
   std::chrono::milliseconds groupTimeout() const;
 };
 

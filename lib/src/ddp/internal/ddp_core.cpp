@@ -103,9 +103,10 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
                  c10::intrusive_ptr<c10d::ProcessGroup> pg, DdpOptions options)
     : module_(std::move(module)), pg_(std::move(pg)), options_(options) {
   checkOptions(options_);
-  // Every parameter, frozen ones too, is checked and broadcast (PyTorch's
-  // _verify_param_shape_across_processes and _sync_module_states); those
-  // that require a gradient are reduced.
+  // Those that require a gradient are checked, as PyTorch's
+  // _verify_param_shape_across_processes does, and reduced. Every parameter,
+  // frozen ones too, is broadcast (PyTorch's _sync_module_states), so all
+  // are checked as well: a broadcast over other shapes fails unnamed.
   std::vector<std::string> all_names;
   std::vector<at::Tensor> all_parameters;
   std::vector<std::string> names;
@@ -119,6 +120,8 @@ DdpCore::DdpCore(std::shared_ptr<torch::nn::Module> module,
   DISTALGO_CHECK_ARG(!parameters_.empty(), kDdp,
                      "the module has no parameter that requires a gradient");
 
+  distalgo::internal::checkSameParametersOnEveryRank(
+      pg_, parameters_, names, "distalgo::DistributedDataParallel");
   distalgo::internal::checkSameParametersOnEveryRank(
       pg_, all_parameters, all_names, "distalgo::DistributedDataParallel");
   {

@@ -103,7 +103,7 @@ void OverlapState::finishWarmUp() {
   zero_.broadcastShards(ZeroRedundancyOptimizer::OverlapKey());
   // Pending until DDP's reducer has rebuilt its buckets (the forward after
   // the first iteration that reduced; after the second with static_graph);
-  // never with find_unused_parameters.
+  // never with find_unused_parameters without static_graph.
   if (!reducer_.should_rebuild_buckets()) buildBucketPartition(seen);
 }
 
