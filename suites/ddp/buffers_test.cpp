@@ -4,6 +4,9 @@
 // fixtures::replayDataParallel, not one process on the global batch.
 
 #include <torch/nn/functional/loss.h>
+#include <torch/version.h>
+
+#include <vector>
 
 #include "ddp_parity.h"
 #include "distalgo/ddp/distributed_data_parallel.h"
@@ -31,10 +34,35 @@ RANKTEST_F(DdpParityBuffers, WithoutBroadcastEachRankKeepsItsOwnStatistics) {
   fixtures::expectSameParameters(*model, *reference.model, kTolerance);
   fixtures::expectSameBuffers(*model, reference.buffers[rank()], kTolerance);
   if (rank() != 0) {
-    // Only the construction broadcast made them equal; every step since
-    // moved each rank's by its own batches.
+    // Every step moved each rank's by its own batches (from its own initial
+    // ones, where construction did not broadcast rank 0's).
     EXPECT_FALSE(at::allclose(model->buffers()[0], reference.buffers[0][0]))
         << "rank " << rank() << " holds rank 0's running mean";
+  }
+}
+
+// Construction broadcasts rank 0's buffers as the PyTorch of the build does:
+// 1.13 whatever broadcast_buffers says, 2.1 and later only with it. Written
+// against the version, not syncsBuffersWithParameters.
+RANKTEST_F(DdpParityBuffers, ConstructionTakesRankZeroBuffersAsPyTorchDoes) {
+  for (const bool broadcast : {true, false}) {
+    SCOPED_TRACE(broadcast ? "broadcast_buffers" : "no broadcast_buffers");
+    auto model = makeModel(Model::kBatchNormNet, /*seed=*/1);
+    // Rank r's floating-point buffers move by r: rank 0's stay as built.
+    std::vector<at::Tensor> rank_zero;
+    std::vector<at::Tensor> own;
+    {
+      at::NoGradGuard no_grad;
+      for (auto& b : model->buffers()) {
+        rank_zero.push_back(b.clone());
+        if (b.is_floating_point()) b.add_(rank());
+        own.push_back(b.clone());
+      }
+    }
+    DistributedDataParallel ddp(model, pg(), {.broadcast_buffers = broadcast});
+    const bool takes_rank_zero = broadcast || TORCH_VERSION_MAJOR < 2;
+    fixtures::expectSameBuffers(*model, takes_rank_zero ? rank_zero : own,
+                                fixtures::kExact);
   }
 }
 

@@ -3,6 +3,8 @@
 #include <torch/nn/functional/loss.h>
 
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "fixtures/models.h"
 #include "fixtures/training.h"
@@ -78,12 +80,23 @@ Reference groundTruth(Model kind, int world_size, bool broadcast_buffers,
                        });
     return reference;
   }
+  // Each rank's own, as ddpTraining builds them: DDP keeps them where it
+  // does not broadcast buffers at construction.
+  std::vector<fixtures::BufferState> initial_buffers;
+  for (int rank = 0; rank < world_size; ++rank) {
+    fixtures::BufferState state;
+    for (const auto& b : ddpTraining(kind, rank, {}).make_model()->buffers()) {
+      state.push_back(b.detach().clone());
+    }
+    initial_buffers.push_back(std::move(state));
+  }
   reference.buffers = fixtures::replayDataParallel(
       *model,
       {.world_size = world_size,
        .steps = steps,
        .learning_rate = kLearningRate,
-       .broadcast_buffers = broadcast_buffers},
+       .broadcast_buffers = broadcast_buffers,
+       .initial_buffers = std::move(initial_buffers)},
       [&](int step, int rank) { return mseLoss(model, batch(step, rank)); });
   return reference;
 }

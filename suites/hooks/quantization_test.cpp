@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "distalgo/hooks/bf16_compress.h"
@@ -76,6 +77,29 @@ std::vector<float> valuesOf(const at::Tensor& t) {
   return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
 }
 
+// torch.round of a quotient: a 16-bit one in float32, which holds the same
+// integer (libtorch 1.13 has no CPU round for Half).
+at::Tensor roundQuotient(const at::Tensor& q) {
+  return at::round(
+      q.is_floating_point() && q.element_size() == 2 ? q.to(at::kFloat) : q);
+}
+
+// PyTorch's hooks' coding, transcribed op for op
+// (_quantize_per_tensor_backend, _quantize_per_channel_backend): the bucket,
+// of its own type, divided by each 0-dimensional float32 scale.
+at::Tensor pytorchQuantize(const at::Tensor& x,
+                           const distalgo::hooks::internal::QuantParams& p) {
+  if (p.scale.dim() == 0) {
+    return at::clamp(roundQuotient(x / p.scale) + p.zero_point, 0, 255)
+        .to(at::kByte);
+  }
+  at::Tensor y = at::zeros(x.sizes());
+  for (std::int64_t i = 0; i < x.size(0); ++i) {
+    y[i].copy_(roundQuotient(x[i] / p.scale[i]) + p.zero_point[i]);
+  }
+  return at::clamp(y, 0, 255).to(at::kByte);
+}
+
 // The expected values below were produced with Debian's python3-torch 1.13,
 // and PyTorch 2.11 (the project's wheel) gives the same:
 //   o = torch.ao.quantization.MinMaxObserver(); o(x); s, z =
@@ -133,6 +157,24 @@ TEST(CommHookQuantizationMath, RoundsHalfToEven) {
   EXPECT_TRUE(at::equal(
       distalgo::hooks::internal::quantize(x, params.scale, params.zero_point),
       at::tensor({0, 2, 4, 255}, at::kByte)));
+}
+
+// A 16-bit quotient is rounded to 16 bits before torch.round, a float64 one
+// is not rounded to float32: some codes differ from float32 math.
+TEST(CommHookQuantizationMath, OtherBucketTypesDivideInTheirOwnType) {
+  namespace qi = distalgo::hooks::internal;
+  for (const auto type : {at::kHalf, at::kBFloat16, at::kDouble}) {
+    SCOPED_TRACE(c10::toString(type));
+    const at::Tensor x = (at::randn({std::int64_t{37} * 270}) * 3).to(type);
+    const auto whole = qi::minMaxParams(x);
+    EXPECT_TRUE(qi::quantize(x, whole.scale, whole.zero_point)
+                    .equal(pytorchQuantize(x, whole)));
+    const at::Tensor rows = x.view({37, 270});
+    const auto per_row = qi::perRowMinMaxParams(rows);
+    EXPECT_TRUE(qi::quantize(rows, per_row.scale.unsqueeze(1),
+                             per_row.zero_point.unsqueeze(1))
+                    .equal(pytorchQuantize(rows, per_row)));
+  }
 }
 
 // A scalar transcription of PyTorch's quantize-dequantize of one group of
@@ -290,6 +332,47 @@ RANKTEST_F(CommHookQuantization, RunsUnderTheBf16Wrapper) {
   EXPECT_TRUE(at::allclose(result.cpu(), mean, 0.02, 0.05))
       << "largest difference "
       << (result.cpu() - mean).abs().max().item<float>();
+}
+
+// A 16-bit bucket averages each rank's round trip as PyTorch's hooks code
+// it (pytorchQuantize), and comes back in its own type.
+RANKTEST_F(CommHookQuantization, SixteenBitBucketsAverageAsPyTorchCodesThem) {
+  namespace qi = distalgo::hooks::internal;
+  constexpr std::int64_t n = 700;
+  constexpr std::int64_t kRow = 512;
+  for (const auto type : {at::kHalf, at::kBFloat16}) {
+    for (const bool per_channel : {false, true}) {
+      SCOPED_TRACE(std::string(c10::toString(type)) +
+                   (per_channel ? " per channel" : " per tensor"));
+      at::Tensor sum = at::zeros({per_channel ? 2 * kRow : n});
+      for (int r = 0; r < worldSize(); ++r) {
+        at::Tensor rows = gradients(r, n).to(type);
+        if (per_channel) {
+          rows =
+              at::constant_pad_nd(rows, {0, kRow - n % kRow}).view({-1, kRow});
+        }
+        const auto p =
+            per_channel ? qi::perRowMinMaxParams(rows) : qi::minMaxParams(rows);
+        const at::Tensor y = pytorchQuantize(rows, p).to(at::kFloat);
+        sum += (per_channel
+                    ? p.scale.unsqueeze(1) * (y - p.zero_point.unsqueeze(1))
+                    : p.scale * (y - p.zero_point))
+                   .reshape(-1);
+      }
+      const at::Tensor expected = (sum / worldSize()).narrow(0, 0, n).to(type);
+      const auto hook = per_channel ? quantizationPerChannelHook(pg())
+                                    : quantizationPerTensorHook(pg());
+      const at::Tensor result = hookparity::runOnBuffer(
+          hook, onDevice(gradients(rank(), n).to(type)));
+      EXPECT_EQ(result.scalar_type(), type);
+      EXPECT_TRUE(result.cpu().equal(expected))
+          << "largest difference "
+          << (result.cpu().to(at::kFloat) - expected.to(at::kFloat))
+                 .abs()
+                 .max()
+                 .item<float>();
+    }
+  }
 }
 
 // The fused CPU kernels against the tensor formulas of quantize.h, bit for

@@ -1,10 +1,13 @@
 // DDP under Join beyond parity: a disabled Join costs nothing, early
 // termination throws on every rank, a rank may join before its first
-// iteration, and an exception in the loop propagates.
+// iteration, a joined rank takes the reduced gradients in its parameters'
+// layouts, and an exception in the loop propagates.
 
 #include <ATen/ATen.h>
 #include <gmock/gmock.h>
 #include <torch/nn/functional/loss.h>
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
 
 #include <map>
 #include <string>
@@ -25,6 +28,25 @@ using distalgo::ddp::DistributedDataParallel;
 using testing::HasSubstr;
 
 constexpr double kLearningRate = 0.1;
+
+// Parameters that are not row-major: a channels_last weight and a transposed
+// matrix, each dense, so that the reducer lays their gradients out in their
+// own strides.
+struct StridedNetImpl : torch::nn::Module {
+  StridedNetImpl() {
+    weight = register_parameter(
+        "weight",
+        at::randn({2, 3, 2, 2}).contiguous(at::MemoryFormat::ChannelsLast));
+    matrix = register_parameter("matrix", at::randn({4, 3}).t());
+  }
+  at::Tensor forward(const at::Tensor& x) {
+    return (x * weight).sum() +
+           (x.reshape({3, 8}).narrow(1, 0, 4) * matrix).sum();
+  }
+  at::Tensor weight;
+  at::Tensor matrix;
+};
+TORCH_MODULE(StridedNet);
 
 class JoinDdpBehaviour : public ranktest::DistributedTest {
  public:
@@ -126,6 +148,34 @@ RANKTEST_F(JoinDdpBehaviour, RankWithoutInputsJoinsBeforeItsFirstIteration) {
 
   expectReplayOf(*model, inputs);
   EXPECT_EQ(ddp.authoritativeRank(), worldSize() - 1);
+}
+
+// A joined rank writes the training ranks' reduced gradient into its own
+// parameters (for an optimizer stepping there, as ZeRO's join hook does),
+// read in each parameter's layout as the reducer lays the bucket out.
+RANKTEST_F(JoinDdpBehaviour, JoinedRankReadsGradientsInTheParametersLayout) {
+  StridedNet model;
+  ASSERT_FALSE(model->weight.is_contiguous());
+  ASSERT_FALSE(model->matrix.is_contiguous());
+  DistributedDataParallel ddp(model, pg());
+  auto join = ddp.join();
+  for (int step = 0; step < (rank() == 0 ? 1 : 2); ++step) {
+    fixtures::zeroGrads(model->parameters());
+    // Every element differs, so that a reading in another order shows.
+    ddp.forward(at::arange(24, at::kFloat).view({2, 3, 2, 2}) + 100 * step +
+                rank())
+        .backward();
+  }
+  join.finish();
+  for (const auto& item : model->named_parameters()) {
+    const std::string& name = item.key();
+    const at::Tensor grad = item.value().grad();
+    std::vector<at::Tensor> joined_ranks{grad.clone()};
+    pg()->broadcast(joined_ranks)->wait();  // rank 0 joined first
+    EXPECT_TRUE(at::equal(joined_ranks[0], grad))
+        << name << ": rank 0 (joined) holds " << joined_ranks[0].reshape(-1)
+        << "\nrank " << rank() << " holds " << grad.reshape(-1);
+  }
 }
 
 // Not the first joinable, DDP sends its own "backward reduces" flag; the

@@ -91,7 +91,8 @@ c10::intrusive_ptr<Future> compress(const std::shared_ptr<PowerSgdState>& state,
                   .to(step->buffer.device());
     state->setLowRankMemory(step->index, step->p, step->q);
   }
-  // PyTorch 1.13 passes the 2-D factors here and fails its own 3-D check.
+  // PyTorch (1.13 and 2.11) passes the 2-D factors here, and no epsilon,
+  // and fails its own 3-D check.
   const double epsilon = options.orthogonalization_epsilon;
   internal::orthogonalize(step->q.unsqueeze(0), epsilon);
   at::matmul_out(step->p, step->matrix, step->q);

@@ -101,9 +101,8 @@ ddp::CommHook quantizationPerTensorHook(Group pg) {
   return [pg = std::move(pg)](ddp::GradBucket& bucket) {
     const at::Tensor& buffer = bucket.buffer();
     if (buffer.numel() == 0) return internal::completedFuture(buffer);
-    const at::Tensor x = buffer.to(at::kFloat);
     return quantizeAndAverage(
-        pg, x, internal::minMaxParams(x),
+        pg, buffer, internal::minMaxParams(buffer),
         [dtype = buffer.scalar_type()](const at::Tensor& mean) {
           return mean.to(dtype);
         });
@@ -126,7 +125,7 @@ ddp::CommHook quantizationPerChannelHook(Group pg, std::int64_t bucket_size) {
     // when n is a multiple of bucket_size.
     const std::int64_t padding = bucket_size - n % bucket_size;
     const at::Tensor rows =
-        at::constant_pad_nd(buffer.to(at::kFloat).reshape(-1), {0, padding})
+        at::constant_pad_nd(buffer.reshape(-1), {0, padding})
             .view({-1, bucket_size});
     return quantizeAndAverage(
         pg, rows, internal::perRowMinMaxParams(rows),

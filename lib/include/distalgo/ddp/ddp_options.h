@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <optional>
 
+#include "torch_compat/version.h"
+
 namespace distalgo::ddp {
 
 // c10d's bucket cap, where DdpOptions leave bucket_cap_mb unset.
@@ -33,9 +35,8 @@ struct DdpOptions {
   bool gradient_as_bucket_view = false;
   // Broadcast buffers (e.g. batch-norm statistics) before a forward that
   // follows one that reduced: from rank 0, or under a Join from the highest
-  // rank still training. Construction and the end of a Join broadcast
-  // buffers whatever this says, as PyTorch 1.13 does (2.x skips the
-  // construction's when it is off).
+  // rank still training. Whether construction and the end of a Join
+  // broadcast them too: syncsBuffersWithParameters().
   bool broadcast_buffers = true;
   // The set of used parameters and the graph do not change across iterations.
   // The reducer records them in the first iteration, whose gradients it
@@ -43,5 +44,12 @@ struct DdpOptions {
   // uses then need no find_unused_parameters.
   bool static_graph = false;
 };
+
+// Whether construction and the end of a Join broadcast the buffers along with
+// the parameters. As the PyTorch of the libtorch built against: 1.13 always
+// does; 2.x (from 2.1) only with broadcast_buffers.
+constexpr bool syncsBuffersWithParameters(const DdpOptions& options) {
+  return options.broadcast_buffers || torch_compat::kTorchMajor < 2;
+}
 
 }  // namespace distalgo::ddp

@@ -14,14 +14,13 @@
 
 #include <memory>
 #include <string>
-#include <tuple>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "distalgo/ddp/comm_hook.h"
 #include "distalgo/ddp/ddp_options.h"
 #include "distalgo/ddp/internal/ddp_core.h"
+#include "distalgo/ddp/internal/output_tensors.h"
 #include "distalgo/join/join.h"
 
 namespace distalgo::ddp {
@@ -44,8 +43,8 @@ template <typename ModuleHolder>
 class DistributedDataParallel : public join::Joinable {
  public:
   // Checks that every rank holds the same parameters, broadcasts parameters
-  // and buffers from rank 0 and builds the reducer. Collective: every rank of
-  // `pg` must construct it.
+  // (and buffers, where syncsBuffersWithParameters) from rank 0 and builds
+  // the reducer. Collective: every rank of `pg` must construct it.
   DistributedDataParallel(ModuleHolder module,
                           c10::intrusive_ptr<c10d::ProcessGroup> pg,
                           DdpOptions options = {})
@@ -55,12 +54,15 @@ class DistributedDataParallel : public join::Joinable {
   DistributedDataParallel(const DistributedDataParallel&) = delete;
   DistributedDataParallel& operator=(const DistributedDataParallel&) = delete;
 
-  // Runs the module's forward; the next backward reduces the gradients.
+  // Runs the module's forward; the next backward reduces the gradients. The
+  // output's tensors may be nested in vectors, tuples, pairs, optionals and
+  // maps (internal/output_tensors.h), as in PyTorch.
   template <typename... Args>
   auto forward(Args&&... args) {
     core_.beforeForward(*this);
     auto output = module_->forward(std::forward<Args>(args)...);
-    replaceTensors(output, core_.afterForward(tensorsOf(output)));
+    internal::replaceTensorsIn(output,
+                               core_.afterForward(internal::tensorsIn(output)));
     return output;
   }
 
@@ -115,52 +117,6 @@ class DistributedDataParallel : public join::Joinable {
   }
 
  private:
-  static std::vector<at::Tensor> tensorsOf(const at::Tensor& t) { return {t}; }
-  static std::vector<at::Tensor> tensorsOf(const std::vector<at::Tensor>& t) {
-    return t;
-  }
-  template <typename... T>
-  static std::vector<at::Tensor> tensorsOf(const std::tuple<T...>& t) {
-    std::vector<at::Tensor> out;
-    std::apply(
-        [&](const auto&... e) {
-          (
-              [&] {
-                if constexpr (std::is_convertible_v<decltype(e), at::Tensor>) {
-                  out.push_back(e);
-                }
-              }(),
-              ...);
-        },
-        t);
-    return out;
-  }
-
-  // The inverse of tensorsOf: puts `tensors` back where tensorsOf found them.
-  static void replaceTensors(at::Tensor& t, std::vector<at::Tensor> tensors) {
-    t = std::move(tensors.at(0));
-  }
-  static void replaceTensors(std::vector<at::Tensor>& t,
-                             std::vector<at::Tensor> tensors) {
-    t = std::move(tensors);
-  }
-  template <typename... T>
-  static void replaceTensors(std::tuple<T...>& t,
-                             std::vector<at::Tensor> tensors) {
-    std::size_t next = 0;
-    std::apply(
-        [&](auto&... e) {
-          (
-              [&] {
-                if constexpr (std::is_convertible_v<decltype(e), at::Tensor>) {
-                  e = std::move(tensors.at(next++));
-                }
-              }(),
-              ...);
-        },
-        t);
-  }
-
   ModuleHolder module_;
   internal::DdpCore core_;
 };

@@ -2,10 +2,10 @@
 
 // Gradient compression to bfloat16 for the wire (half of allreduce's bytes).
 // bfloat16 keeps float32's range but only 8 significant bits: each gradient
-// rounds by up to 2^-9 (about 2e-3) relative. Unlike PyTorch, which refuses
-// these hooks without NCCL, they run on every backend: where the backend
-// cannot sum bfloat16 (Gloo) the sum goes through allreduceBf16's
-// point-to-point scheme (bf16_allreduce.h states its traffic).
+// rounds by up to 2^-9 (about 2e-3) relative. They run on every backend: by
+// default the sum goes through allreduceBf16's point-to-point scheme on Gloo
+// (bf16_allreduce.h states its traffic), which 1.13's Gloo cannot sum and
+// 2.x's sums with a rounding per partial sum.
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
@@ -25,8 +25,8 @@ ddp::CommHook bf16CompressHook(c10::intrusive_ptr<c10d::ProcessGroup> pg,
 // (PyTorch's bf16_compress_wrapper). The wrapped hook sees a bfloat16
 // buffer: allreduceHook, noopHook and the quantization hooks handle one on
 // every backend; a hook that passes it to ProcessGroup::allreduce itself
-// needs a backend that sums bfloat16 (canSumBf16), and on Gloo fails with
-// std::invalid_argument.
+// needs a backend that sums bfloat16 (canSumBf16): libtorch 1.13's Gloo
+// does not, and fails with std::invalid_argument.
 ddp::CommHook bf16CompressWrapper(ddp::CommHook hook);
 
 }  // namespace distalgo::hooks

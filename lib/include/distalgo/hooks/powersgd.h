@@ -26,8 +26,9 @@ namespace distalgo::hooks {
 ddp::CommHook powerSgdHook(std::shared_ptr<PowerSgdState> state);
 
 // Bucket-wise PowerSGD (batched_powerSGD_hook): the whole bucket, padded
-// with zeros to a square, is one matrix of rank r. Unlike PyTorch 1.13's,
-// which fails once compression starts, it works past the start iteration.
+// with zeros to a square, is one matrix of rank r. Unlike PyTorch's (1.13
+// and 2.11 alike), which fails once compression starts, it works past the
+// start iteration.
 ddp::CommHook batchedPowerSgdHook(std::shared_ptr<PowerSgdState> state);
 
 }  // namespace distalgo::hooks

@@ -220,6 +220,7 @@ std::vector<at::Tensor> DdpCore::moduleStates() const {
   for (auto& item : eachTensorOnce(module_->named_parameters())) {
     states.push_back(std::move(item.second));
   }
+  if (!syncsBuffersWithParameters(options_)) return states;
   for (at::Tensor& buffer : moduleBuffers())
     states.push_back(std::move(buffer));
   return states;

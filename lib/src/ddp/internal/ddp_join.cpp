@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ddp/internal/comm_hook_adapter.h"
+#include "ddp/internal/gradient_views.h"
 #include "distalgo/ddp/comm_hook.h"
 #include "distalgo/ddp/distributed_data_parallel.h"
 #include "distalgo/ddp/internal/ddp_core.h"
@@ -125,10 +126,9 @@ void DdpCore::writeReducedGradients(
   at::NoGradGuard no_grad;
   for (std::size_t b = 0; b < buckets.size(); ++b) {
     // The hook reduced a copy of the zero bucket: the same layout.
-    c10d::GradBucket layout = buckets[b];
-    layout.setBuffer(results[b]);
-    const auto gradients = layout.getGradients();
-    const auto parameters = layout.getParameters();
+    const auto parameters = buckets[b].getParameters();
+    const auto gradients = gradientViews(results[b], buckets[b].getBuffer(),
+                                         buckets[b].getGradients(), parameters);
     for (std::size_t i = 0; i < parameters.size(); ++i) {
       // A parameter no training rank used keeps its gradient, as there.
       if (used_counts.defined() &&

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "ddp/internal/gradient_views.h"
 #include "distalgo/ddp/comm_hook.h"
 
 namespace distalgo::zero::internal {
@@ -27,21 +28,8 @@ std::vector<at::Tensor> reducedGradients(const SeenBucket& bucket) {
         "shaped like the bucket's buffer (",
         bucket.buffer.numel(), " elements)"));
   }
-  result = result.contiguous();
-  std::vector<at::Tensor> out;
-  out.reserve(bucket.gradients.size());
-  for (std::size_t i = 0; i < bucket.gradients.size(); ++i) {
-    const auto& p = bucket.parameters[i];
-    const auto offset =
-        bucket.gradients[i].storage_offset() - bucket.buffer.storage_offset();
-    // The reducer's reading of the bucket: in the parameter's memory layout
-    // where it is dense (e.g. channels_last), else row-major.
-    out.push_back(p.is_non_overlapping_and_dense()
-                      ? result.as_strided(p.sizes(), p.strides(),
-                                          result.storage_offset() + offset)
-                      : result.narrow(0, offset, p.numel()).view(p.sizes()));
-  }
-  return out;
+  return ddp::internal::gradientViews(result, bucket.buffer, bucket.gradients,
+                                      bucket.parameters);
 }
 
 void stepWith(torch::optim::Optimizer& optimizer,

@@ -61,8 +61,9 @@ class DdpCore {
   void broadcastFrom(int source, const std::vector<at::Tensor>& tensors);
   // The module's buffers, each tensor once, collected anew.
   std::vector<at::Tensor> moduleBuffers() const;
-  // Every parameter (frozen ones too) and buffer of the module, each tensor
-  // once: what construction and the end of a Join broadcast.
+  // Every parameter (frozen ones too) of the module, and its buffers where
+  // syncsBuffersWithParameters(), each tensor once: what construction and the
+  // end of a Join broadcast.
   std::vector<at::Tensor> moduleStates() const;
   // broadcast_buffers is on, the last forward reduced, and there are some.
   bool syncsBuffersBeforeForward() const;
