@@ -1,5 +1,5 @@
 // distalgo::checkpoint::checkpoint, the function under the wrapper: several
-// outputs, undefined inputs, grad mode off.
+// outputs, undefined inputs, grad mode off, autocast.
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include "distalgo/checkpoint/checkpoint.h"
 #include "distalgo/checkpoint/internal/saved_inputs.h"
 #include "fixtures/compare.h"
+#include "torch_compat/autocast.h"
 
 namespace checkpoint_suite {
 namespace {
@@ -74,6 +75,33 @@ TEST(CheckpointFunction, WithoutGradModeOnlyRuns) {
   EXPECT_EQ(runs, 1);
   EXPECT_FALSE(outputs[0].requires_grad());
   EXPECT_TRUE(distalgo::checkpoint::internal::savedInputs(outputs[0]).empty());
+}
+
+// A forward run under CPU autocast (matmul in bfloat16) is recomputed under
+// it too, though backward runs with autocast off: the gradients equal the
+// plain computation's under autocast, bit for bit, and the recompute leaves
+// autocast as it found it.
+TEST(CheckpointFunction, RecomputesUnderTheForwardsAutocast) {
+  const at::Tensor w = weight();
+  const at::Tensor a = input(2), b = input(3);
+  const auto run = [&](const std::vector<at::Tensor>& in) {
+    return twoOutputs(in, w);
+  };
+  torch_compat::AutocastState autocast;
+  autocast.cpu_enabled = true;
+  autocast.cpu_dtype = at::kBFloat16;
+  std::vector<at::Tensor> expected_outputs, outputs;
+  {
+    torch_compat::AutocastStateGuard guard(autocast);
+    ASSERT_EQ(at::matmul(a, w).scalar_type(), at::kBFloat16);
+    expected_outputs = twoOutputs({a, b}, w);
+    outputs = checkpoint(run, {a, b}, {w});
+  }
+  ASSERT_FALSE(torch_compat::autocastState().cpu_enabled);
+  const auto expected = gradients(expected_outputs, {a, b, w});
+  fixtures::expectSameTensors(gradients(outputs, {a, b, w}), expected,
+                              fixtures::kExact);
+  EXPECT_FALSE(torch_compat::autocastState().cpu_enabled);
 }
 
 }  // namespace

@@ -49,8 +49,11 @@ std::vector<std::string> launcherCommand(const std::string& launcher,
     // "0" for --redirects and --tee; a map naming no rank of ours works
     // (2.x's too).
     // Not --standalone: its fixed port 29400 collides with a parallel run.
+    // The agent polls its workers every 0.1 s, 2.x's default (1.13's is 5 s,
+    // which every test would wait out at the end of its job).
     return {kTorchrun,
             "--nnodes=1",
+            "--monitor_interval=0.1",
             "--rdzv_backend=c10d",
             "--rdzv_endpoint=127.0.0.1:0",
             "--nproc_per_node=" + std::to_string(ranks),

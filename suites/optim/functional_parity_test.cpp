@@ -94,6 +94,32 @@ TEST_P(OptimFunctionalParity, StepReadsEachParametersOwnGradient) {
   }
 }
 
+// A complex parameter steps as its real and imaginary parts under Adam and
+// AdamW, as PyTorch's Adam views it (view_as_real): bit for bit what
+// libtorch's optimizer does over that real view. (libtorch's Adam on the
+// complex tensor itself would square the complex gradient.)
+class OptimFunctionalComplex : public testing::TestWithParam<OptimizerCase> {};
+
+TEST_P(OptimFunctionalComplex, ParameterStepsAsItsRealParts) {
+  auto generator = at::detail::createCPUGenerator(23);
+  at::Tensor complex = at::randn({4, 3}, generator,
+                                 at::TensorOptions().dtype(at::kComplexFloat));
+  const at::Tensor real = at::view_as_real(complex).clone().requires_grad_();
+  const at::Tensor initial = real.detach().clone();
+  auto libtorch = GetParam().libtorch({real});
+  auto functional = GetParam().functional();
+  for (int step = 0; step < kSteps; ++step) {
+    const at::Tensor grad = at::randn(
+        {4, 3}, generator, at::TensorOptions().dtype(at::kComplexFloat));
+    real.mutable_grad() = at::view_as_real(grad).clone();
+    libtorch->step();
+    functional->stepParam(complex, grad);
+    ASSERT_TRUE(at::equal(at::view_as_real(complex), real.detach()))
+        << "step " << step;
+  }
+  EXPECT_FALSE(at::equal(real.detach(), initial));
+}
+
 std::string caseName(const testing::TestParamInfo<OptimizerCase>& info) {
   return info.param.name;
 }
@@ -103,6 +129,10 @@ INSTANTIATE_TEST_SUITE_P(Sgd, OptimFunctionalParity,
 INSTANTIATE_TEST_SUITE_P(Adam, OptimFunctionalParity,
                          testing::ValuesIn(adamCases()), caseName);
 INSTANTIATE_TEST_SUITE_P(AdamW, OptimFunctionalParity,
+                         testing::ValuesIn(adamWCases()), caseName);
+INSTANTIATE_TEST_SUITE_P(Adam, OptimFunctionalComplex,
+                         testing::ValuesIn(adamCases()), caseName);
+INSTANTIATE_TEST_SUITE_P(AdamW, OptimFunctionalComplex,
                          testing::ValuesIn(adamWCases()), caseName);
 
 // libtorch 1.13 has no maximize: ascending g must equal descending -g (the

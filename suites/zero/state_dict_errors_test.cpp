@@ -31,11 +31,6 @@ class ZeroStateDictErrors : public ranktest::DistributedTest {
   static ranktest::TestOptions testOptions() { return {.world_sizes = {2, 3}}; }
 };
 
-const OptimizerCase& sgdCase() {
-  static const auto cases = optimizerCases();
-  return cases.front();  // SGD with momentum: it has per-parameter state
-}
-
 // A plain SGD over `groups`, stepped once so that every parameter has a
 // momentum buffer, saved.
 std::string steppedPlainState(

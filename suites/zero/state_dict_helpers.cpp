@@ -39,6 +39,11 @@ std::vector<torch::optim::OptimizerParamGroup> twoGroupsWithLr(
   return groups;
 }
 
+const OptimizerCase& sgdCase() {
+  static const auto cases = optimizerCases();
+  return cases.front();
+}
+
 std::string consolidateOnEveryRank(
     distalgo::zero::ZeroRedundancyOptimizer& zero) {
   std::string mine;

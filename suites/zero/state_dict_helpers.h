@@ -22,6 +22,9 @@ void setGradients(torch::nn::Sequential& model, int step);
 // The MLP (seed 1) with `model`'s current parameter values.
 torch::nn::Sequential copyOf(torch::nn::Sequential& model);
 
+// SGD with momentum, which has per-parameter state.
+const OptimizerCase& sgdCase();
+
 // twoGroups' split with learning rate `lr` in both groups.
 std::vector<torch::optim::OptimizerParamGroup> twoGroupsWithLr(
     torch::nn::Sequential& model, const OptimizerCase& optimizer, double lr);

@@ -4,10 +4,15 @@
 // runs the same kernels on the same inputs on both sides, so the comparisons
 // are bit for bit.
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/serialization/import.h>
+#include <torch/optim/sgd.h>
 
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +21,7 @@
 #include "fixtures/models.h"
 #include "ranktest/ranktest.h"
 #include "state_dict_helpers.h"
+#include "torch_compat/optimizer_state.h"
 #include "zero_parity.h"
 
 namespace zero_suite {
@@ -92,6 +98,42 @@ RANKTEST_F(ZeroStateDict, ContinuesInAPlainOptimizer) {
                                 run.model->parameters(), fixtures::kExact);
     EXPECT_FALSE(sameParameters(fresh_model, run.model));
   });
+}
+
+// Every parameter is named in decimal, on libtorch 1.13 too, whose own
+// Optimizer::save names them in hex (2.x reads names with std::stoull), and
+// the groups' options are the consolidating rank's own, as PyTorch's
+// state_dict() takes its rank's param_groups, though each rank set another
+// learning rate.
+RANKTEST_F(ZeroStateDict, DecimalNamesAndTheConsolidatingRanksOptions) {
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  ZeroRedundancyOptimizer zero(twoGroups(model, sgdCase()), pg(),
+                               sgdCase().factory);
+  setGradients(model, 0);
+  zero.step();
+  const double lr = 0.5 + rank();
+  for (auto& group : zero.localOptimizer().param_groups()) {
+    group.options().set_lr(lr);
+  }
+  const std::string state = consolidateOnEveryRank(zero);
+
+  std::istringstream bytes(state);
+  const auto groups = torch::jit::load(bytes).attr("param_groups").toModule();
+  for (std::size_t g = 0; g < 2; ++g) {
+    const auto group =
+        groups.attr("param_groups/" + std::to_string(g)).toModule();
+    const auto size = group.attr("params/size").toTensor().item<int64_t>();
+    for (int64_t i = 0; i < size; ++i) {
+      const std::string name =
+          group.attr("params/" + std::to_string(i)).toStringRef();
+      EXPECT_THAT(name, testing::MatchesRegex("[0-9]+"))
+          << "group " << g << ", parameter " << i;
+    }
+    // Read from the archive: libtorch 1.13's own load keeps an optimizer's
+    // options.
+    EXPECT_EQ(group.attr("options").toModule().attr("lr").toDouble(), lr)
+        << "group " << g;
+  }
 }
 
 // The fresh ZeRO starts with lr 1 in both groups: the load restores the
@@ -177,6 +219,51 @@ RANKTEST_F(ZeroStateDict, ConsolidatesAfterAddParamGroup) {
     loaded->step();
     fixtures::expectSameTensors(loaded_model->parameters(), model->parameters(),
                                 fixtures::kExact);
+  }
+}
+
+class ZeroStateDictCuda : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() {
+    return {.world_sizes = {1, 2}, .on_cuda = true};
+  }
+};
+
+// The momentum buffer of `parameter` in `optimizer` (SGD).
+const at::Tensor& momentumOf(const torch::optim::Optimizer& optimizer,
+                             const at::Tensor& parameter) {
+  return dynamic_cast<const torch::optim::SGDParamState&>(
+             *optimizer.state().at(torch_compat::stateKey(parameter)))
+      .momentum_buffer();
+}
+
+// As PyTorch's: the consolidated state is on the CPU, whatever device the
+// shards were on, and a load puts each state on its parameter's device (here
+// from a plain optimizer saved on the CPU).
+RANKTEST_F(ZeroStateDictCuda, ConsolidatesOnTheCpuAndLoadsOntoEachDevice) {
+  ASSERT_TRUE(device().is_cuda());
+  auto model = fixtures::makeMlp(/*seed=*/1);
+  model->to(device());
+  ZeroRedundancyOptimizer zero(twoGroups(model, sgdCase()), pg(),
+                               sgdCase().factory);
+  for (const auto& p : model->parameters()) p.mutable_grad() = at::ones_like(p);
+  zero.step();
+  const std::string state = consolidateOnEveryRank(zero);
+  auto cpu_model = fixtures::makeMlp(/*seed=*/1);
+  auto plain = sgdCase().factory(twoGroups(cpu_model, sgdCase()));
+  loadPlain(*plain, state);
+  for (const auto& p : cpu_model->parameters()) {
+    EXPECT_TRUE(momentumOf(*plain, p).device().is_cpu());
+  }
+
+  for (const auto& p : cpu_model->parameters()) {
+    p.mutable_grad() = at::ones_like(p);
+  }
+  plain->step();
+  zero.loadStateDict(savePlain(*plain));
+  for (const auto& entry : zero.partition()[rank()]) {
+    EXPECT_EQ(momentumOf(zero.localOptimizer(), entry.parameter).device(),
+              entry.parameter.device());
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "checkpoint/internal/rng_state.h"
 #include "distalgo/checkpoint/internal/saved_inputs.h"
+#include "torch_compat/autocast.h"
 
 namespace distalgo::checkpoint {
 namespace {
@@ -30,6 +31,7 @@ struct State : torch::CustomClassHolder {
   std::vector<c10::Device> devices;    // each defined input's
   std::vector<bool> requires_grad;     // each defined input's
   internal::RngState rng;
+  torch_compat::AutocastState autocast;  // the forward's
 };
 
 const char kState[] = "distalgo_checkpoint_state";
@@ -57,13 +59,16 @@ std::vector<at::Tensor> restoredInputs(const State& state,
   return inputs;
 }
 
-// run() again with grad on, from the forward's random state.
+// run() again with grad on, from the forward's random state, under the
+// forward's autocast state (PyTorch's checkpoint re-enters both): backward
+// runs where autocast is off, and a recompute in float32 would differ.
 variable_list recompute(const State& state,
                         const std::vector<at::Tensor>& inputs) {
   c10::optional<internal::ReplayedRng> replay;
   if (state.options.preserve_rng_state)
     replay.emplace(state.rng, state.devices);
   at::AutoGradMode enable_grad(true);
+  torch_compat::AutocastStateGuard autocast(state.autocast);
   return state.run(inputs);
 }
 
@@ -86,6 +91,7 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
     if (state->options.preserve_rng_state) {
       state->rng = internal::RngState::capture(state->devices);
     }
+    state->autocast = torch_compat::autocastState();
     variable_list outputs = state->run(inputs);
     ctx->saved_data[kState] = at::IValue::make_capsule(state);
     return outputs;

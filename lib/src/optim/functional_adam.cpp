@@ -19,16 +19,22 @@ AdamUpdate::AdamUpdate(const char* name, const AdamOptions& options,
 }
 
 // libtorch's Adam::step (AdamW::step when decoupled) for one parameter, op
-// for op; maximize negates the gradient first, as PyTorch's Adam does.
-void AdamUpdate::stepParam(const at::Tensor& param, const at::Tensor& grad) {
-  if (!checkGradient(name_, param, grad)) return;
+// for op; maximize negates the gradient first, as PyTorch's Adam does. A
+// complex parameter steps as its real and imaginary parts, as PyTorch's Adam
+// views it (view_as_real): libtorch's would square the complex gradient.
+void AdamUpdate::stepParam(const at::Tensor& parameter,
+                           const at::Tensor& gradient) {
+  if (!checkGradient(name_, parameter, gradient)) return;
   at::NoGradGuard no_grad;
+  const bool complex = parameter.is_complex();
+  const at::Tensor param = complex ? at::view_as_real(parameter) : parameter;
+  const at::Tensor grad = complex ? at::view_as_real(gradient) : gradient;
   const auto [beta1, beta2] = options_.betas;
   at::Tensor g = options_.maximize ? grad.neg() : grad;
   if (decoupled_ && options_.weight_decay != 0) {
     param.mul_(1 - options_.lr * options_.weight_decay);
   }
-  auto [state, created] = states_.get(param);
+  auto [state, created] = states_.get(parameter);
   if (created) {
     state.exp_avg = at::zeros_like(param, at::MemoryFormat::Preserve);
     state.exp_avg_sq = at::zeros_like(param, at::MemoryFormat::Preserve);

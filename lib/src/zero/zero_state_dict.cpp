@@ -4,8 +4,10 @@
 // built with the factory, so any libtorch optimizer type works and reads
 // and writes its own state types.
 
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "distalgo/zero/zero_redundancy_optimizer.h"
 #include "internal/check.h"
@@ -51,9 +53,20 @@ void ZeroRedundancyOptimizer::consolidateStateDict(int to) {
   consolidated_.reset();
   if (rank_ != to) return;
   auto full = fullOptimizer(factory_, groups_, *local_);
-  // Each load sets the states its shard has and keeps the others'.
-  for (const auto& shard : shards) internal::loadOptimizer(*full, shard);
-  consolidated_ = Consolidated{state_version_, internal::saveOptimizer(*full)};
+  // Each load sets the states its shard has and keeps the others' (and
+  // sets the options of the shard's writer: not what is written below).
+  // On the CPU, as PyTorch consolidates: the shards' tensors were saved on
+  // their ranks' devices.
+  for (const auto& shard : shards) {
+    internal::loadOptimizer(*full, shard, c10::Device(c10::kCPU));
+  }
+  std::vector<at::Tensor> all;
+  for (const auto& group : groups_)
+    all.insert(all.end(), group.begin(), group.end());
+  // As the shards were written: decimal names on every libtorch, and this
+  // rank's options, as PyTorch's state_dict() takes its own param_groups.
+  consolidated_ = Consolidated{
+      state_version_, internal::writeArchive(groups, full->state(), all)};
 }
 
 std::string ZeroRedundancyOptimizer::stateDict() const {
@@ -70,12 +83,14 @@ std::string ZeroRedundancyOptimizer::stateDict() const {
 
 void ZeroRedundancyOptimizer::loadStateDict(const std::string& state) {
   refuseUnderOverlap("loadStateDict()");
-  std::unique_ptr<torch::optim::Optimizer> full;
+  std::vector<at::Tensor> owned;
+  for (const auto& entry : partition_[rank_]) owned.push_back(entry.parameter);
+  std::optional<internal::LoadedPerDevice> full;
   std::vector<std::unique_ptr<torch::optim::OptimizerOptions>> options;
   try {
     internal::checkArchiveFits(state, groups_);
-    full = fullOptimizer(factory_, groups_, *local_);
-    internal::loadOptimizer(*full, state);
+    full.emplace(owned, state,
+                 [&] { return fullOptimizer(factory_, groups_, *local_); });
     options = internal::readGroupOptions(state, *local_);
   } catch (const std::invalid_argument& e) {
     // The archive helpers say what is wrong; this names who refused it.
@@ -83,10 +98,11 @@ void ZeroRedundancyOptimizer::loadStateDict(const std::string& state) {
                        ": ", e.what());
   }
   // Nothing above changed this optimizer; now keep this rank's shard.
-  for (const auto& entry : partition_[rank_]) {
-    const auto key = internal::stateKey(entry.parameter);
-    const auto found = full->state().find(key);
-    if (found == full->state().end()) {
+  for (const auto& parameter : owned) {
+    const auto key = internal::stateKey(parameter);
+    auto& loaded = full->of(parameter).state();
+    const auto found = loaded.find(key);
+    if (found == loaded.end()) {
       local_->state().erase(key);
     } else {
       local_->state()[key] = std::move(found->second);

@@ -23,7 +23,8 @@ namespace internal {
 // The update both share; `decoupled` picks AdamW's weight decay.
 class AdamUpdate : public FunctionalOptimizer {
  public:
-  void stepParam(const at::Tensor& param, const at::Tensor& grad) override;
+  void stepParam(const at::Tensor& parameter,
+                 const at::Tensor& gradient) override;
 
  protected:
   // Throws std::invalid_argument, as libtorch and PyTorch refuse them, for a

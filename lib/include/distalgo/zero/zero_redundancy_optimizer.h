@@ -132,9 +132,9 @@ class ZeroRedundancyOptimizer : public join::Joinable {
   //   ...
   //   zero.loadStateDict(saved);  // on any rank, any world size
 
-  // Collective. Gathers every rank's shard of the state onto rank `to`, with
-  // `to`'s group options. Throws std::invalid_argument on every rank, before
-  // any collective, if `to` is not in [0, worldSize()).
+  // Collective. Gathers every rank's shard of the state onto rank `to`'s
+  // CPU, with `to`'s group options. Throws std::invalid_argument on every rank,
+  // before any collective, if `to` is not in [0, worldSize()).
   void consolidateStateDict(int to = 0);
   // On the rank that consolidated: the full state. Throws std::logic_error
   // on other ranks, and if step(), addParamGroup() or loadStateDict() ran
@@ -142,7 +142,8 @@ class ZeroRedundancyOptimizer : public join::Joinable {
   std::string stateDict() const;
   // Not collective. Takes a full state (stateDict(), or torch::save of a
   // plain optimizer of the same type over the same groups), keeps this
-  // rank's shard of it and every group's options (such as lr). Throws
+  // rank's shard of it, each state on its parameter's device, and every
+  // group's options (such as lr). Throws
   // std::invalid_argument, changing nothing, on bytes that are no optimizer
   // archive or whose groups, parameter counts or state sizes differ.
   void loadStateDict(const std::string& state);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <sstream>
+#include <stdexcept>
 #include <type_traits>
 
 #include "internal/check.h"
@@ -21,10 +22,11 @@ using torch::serialize::OutputArchive;
 
 constexpr const char* kNotAnArchive = "not a libtorch optimizer archive: ";
 
-InputArchive openArchive(const std::string& bytes) {
+InputArchive openArchive(const std::string& bytes,
+                         c10::optional<c10::Device> device = c10::nullopt) {
   InputArchive archive;
   try {
-    archive.load_from(bytes.data(), bytes.size());
+    archive.load_from(bytes.data(), bytes.size(), device);
   } catch (const c10::Error& e) {
     DISTALGO_CHECK_ARG(false, kNotAnArchive, e.what_without_backtrace());
   }
@@ -150,15 +152,39 @@ std::string saveOptimizer(const torch::optim::Optimizer& optimizer) {
   return bytes.str();
 }
 
-void loadOptimizer(torch::optim::Optimizer& optimizer,
-                   const std::string& bytes) {
-  auto archive = openArchive(bytes);
+void loadOptimizer(torch::optim::Optimizer& optimizer, const std::string& bytes,
+                   c10::optional<c10::Device> device) {
+  auto archive = openArchive(bytes, device);
   try {
     optimizer.load(archive);
   } catch (const c10::Error& e) {
     DISTALGO_CHECK_ARG(false, "libtorch cannot load the optimizer archive: ",
                        e.what_without_backtrace());
   }
+}
+
+LoadedPerDevice::LoadedPerDevice(
+    const std::vector<at::Tensor>& parameters, const std::string& bytes,
+    const std::function<std::unique_ptr<torch::optim::Optimizer>()>& make) {
+  std::vector<c10::Device> devices;
+  for (const auto& p : parameters) {
+    if (std::find(devices.begin(), devices.end(), p.device()) == devices.end())
+      devices.push_back(p.device());
+  }
+  if (devices.empty()) devices.emplace_back(c10::kCPU);
+  for (const auto& device : devices) {
+    auto optimizer = make();
+    loadOptimizer(*optimizer, bytes, device);
+    loaded_.emplace_back(device, std::move(optimizer));
+  }
+}
+
+torch::optim::Optimizer& LoadedPerDevice::of(const at::Tensor& parameter) {
+  for (auto& [device, optimizer] : loaded_) {
+    if (device == parameter.device()) return *optimizer;
+  }
+  throw std::logic_error(
+      "distalgo::zero: no state was loaded onto the parameter's device");
 }
 
 void checkArchiveFits(const std::string& bytes,

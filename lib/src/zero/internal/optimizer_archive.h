@@ -8,10 +8,14 @@
 // (torch_compat/optimizer_state.h).
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+#include <c10/util/Optional.h>
 #include <torch/optim/optimizer.h>
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "torch_compat/optimizer_state.h"
@@ -36,10 +40,28 @@ std::string writeArchive(const std::vector<ArchiveGroup>& groups,
 std::string saveOptimizer(const torch::optim::Optimizer& optimizer);
 
 // optimizer.load() of `bytes`: sets the state of each parameter whose
-// position has one in the archive, keeps the others'. Throws
-// std::invalid_argument if libtorch cannot read it.
-void loadOptimizer(torch::optim::Optimizer& optimizer,
-                   const std::string& bytes);
+// position has one in the archive, keeps the others'. Its tensors land on
+// `device`, else where they were saved. Throws std::invalid_argument if
+// libtorch cannot read it.
+void loadOptimizer(torch::optim::Optimizer& optimizer, const std::string& bytes,
+                   c10::optional<c10::Device> device = c10::nullopt);
+
+// Optimizers from `make`, one per device that `parameters` are on, each
+// loaded from `bytes` onto its device: every state lands on its parameter's
+// device, as PyTorch's ZeRO copies it there. With no parameters, one load
+// onto the CPU still checks that libtorch reads `bytes`.
+class LoadedPerDevice {
+ public:
+  LoadedPerDevice(
+      const std::vector<at::Tensor>& parameters, const std::string& bytes,
+      const std::function<std::unique_ptr<torch::optim::Optimizer>()>& make);
+  // The optimizer loaded onto `parameter`'s device.
+  torch::optim::Optimizer& of(const at::Tensor& parameter);
+
+ private:
+  std::vector<std::pair<c10::Device, std::unique_ptr<torch::optim::Optimizer>>>
+      loaded_;
+};
 
 // Throws std::invalid_argument, saying what differs, unless `bytes` is an
 // optimizer archive over `groups`' shape: as many groups, as many parameters

@@ -3,7 +3,9 @@
 #include <ATen/ATen.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "internal/collective_device.h"
 #include "zero/internal/optimizer_archive.h"
@@ -62,23 +64,27 @@ void transferState(
     for (const auto& entry : from[source]) {
       leaves = leaves || new_owner(entry.parameter) != source;
     }
-    torch::optim::Optimizer* holder = &local;
-    std::unique_ptr<torch::optim::Optimizer> received;
+    std::vector<at::Tensor> arriving;
+    for (const auto& entry : from[source]) {
+      if (new_owner(entry.parameter) == rank) {
+        arriving.push_back(entry.parameter);
+      }
+    }
+    std::optional<LoadedPerDevice> received;
     if (leaves) {
       const auto bytes = broadcastBytes(
           pg, source, rank == source ? saveOptimizer(local) : "");
       if (rank != source) {
-        received = shapedLike(from[source], local, factory);
-        loadOptimizer(*received, bytes);
-        holder = received.get();
+        // Onto this rank's devices: they were saved on `source`'s.
+        received.emplace(arriving, bytes, [&] {
+          return shapedLike(from[source], local, factory);
+        });
       }
     } else if (rank != source) {
       continue;  // nothing leaves rank `source`
     }
-    for (const auto& entry : from[source]) {
-      const auto& p = entry.parameter;
-      if (new_owner(p) != rank) continue;
-      auto& state = holder->state();
+    for (const auto& p : arriving) {
+      auto& state = received ? received->of(p).state() : local.state();
       const auto it = state.find(stateKey(p));
       if (it != state.end())
         destination(p).state()[stateKey(p)] = std::move(it->second);
