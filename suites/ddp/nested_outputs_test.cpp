@@ -5,6 +5,7 @@
 // reaches only a nested tensor counts as backward.
 
 #include <ATen/ATen.h>
+#include <c10/util/Optional.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
@@ -25,13 +26,14 @@ namespace {
 
 using distalgo::ddp::DdpOptions;
 using distalgo::ddp::DistributedDataParallel;
+// c10::optional is std::optional on 2.x, a class of its own on 1.13.
 using Output = std::tuple<at::Tensor, std::pair<int, std::vector<at::Tensor>>,
-                          std::optional<at::Tensor>>;
+                          std::optional<at::Tensor>, c10::optional<at::Tensor>>;
 
 // Two heads: `top` alone is the output's top-level tensor; `nested` (plus a
 // second call of `top`) is only in a vector inside it, so that a loss
 // through it alone reaches every parameter but no top-level tensor. The
-// optional tensor is left empty.
+// optional tensors are left empty.
 struct TwoHeadNetImpl : torch::nn::Module {
   explicit TwoHeadNetImpl(std::uint64_t seed) {
     at::manual_seed(seed);
@@ -42,7 +44,7 @@ struct TwoHeadNetImpl : torch::nn::Module {
         torch::nn::Linear(fixtures::kMlpInputs, fixtures::kMlpOutputs));
   }
   Output forward(const at::Tensor& x) {
-    return {top(x), {1, {nested(x) + top(x)}}, std::nullopt};
+    return {top(x), {1, {nested(x) + top(x)}}, std::nullopt, c10::nullopt};
   }
   torch::nn::Linear top{nullptr};
   torch::nn::Linear nested{nullptr};

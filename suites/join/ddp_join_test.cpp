@@ -150,6 +150,32 @@ RANKTEST_F(JoinDdpBehaviour, RankWithoutInputsJoinsBeforeItsFirstIteration) {
   EXPECT_EQ(ddp.authoritativeRank(), worldSize() - 1);
 }
 
+// Trains `model` under a Join, rank 0 one step and the others two, and
+// expects every rank to end with the gradients of rank 0, which joined
+// first: the training ranks' reduced ones.
+void expectJoinedRankTakesTheReducedGradients(
+    DistributedDataParallel<StridedNet>& ddp, StridedNet& model,
+    const c10::intrusive_ptr<c10d::ProcessGroup>& pg) {
+  auto join = ddp.join();
+  for (int step = 0; step < (pg->getRank() == 0 ? 1 : 2); ++step) {
+    fixtures::zeroGrads(model->parameters());
+    // Every element differs, so that a reading in another order shows.
+    ddp.forward(at::arange(24, at::kFloat).view({2, 3, 2, 2}) + 100 * step +
+                pg->getRank())
+        .backward();
+  }
+  join.finish();
+  for (const auto& item : model->named_parameters()) {
+    const at::Tensor grad = item.value().grad();
+    std::vector<at::Tensor> joined_rank{grad.clone()};
+    pg->broadcast(joined_rank)->wait();
+    EXPECT_TRUE(at::equal(joined_rank[0], grad))
+        << item.key() << ": rank 0 (joined) holds "
+        << joined_rank[0].reshape(-1) << "\nrank " << pg->getRank() << " holds "
+        << grad.reshape(-1);
+  }
+}
+
 // A joined rank writes the training ranks' reduced gradient into its own
 // parameters (for an optimizer stepping there, as ZeRO's join hook does),
 // read in each parameter's layout as the reducer lays the bucket out.
@@ -158,24 +184,22 @@ RANKTEST_F(JoinDdpBehaviour, JoinedRankReadsGradientsInTheParametersLayout) {
   ASSERT_FALSE(model->weight.is_contiguous());
   ASSERT_FALSE(model->matrix.is_contiguous());
   DistributedDataParallel ddp(model, pg());
-  auto join = ddp.join();
-  for (int step = 0; step < (rank() == 0 ? 1 : 2); ++step) {
-    fixtures::zeroGrads(model->parameters());
-    // Every element differs, so that a reading in another order shows.
-    ddp.forward(at::arange(24, at::kFloat).view({2, 3, 2, 2}) + 100 * step +
-                rank())
-        .backward();
-  }
-  join.finish();
-  for (const auto& item : model->named_parameters()) {
-    const std::string& name = item.key();
-    const at::Tensor grad = item.value().grad();
-    std::vector<at::Tensor> joined_ranks{grad.clone()};
-    pg()->broadcast(joined_ranks)->wait();  // rank 0 joined first
-    EXPECT_TRUE(at::equal(joined_ranks[0], grad))
-        << name << ": rank 0 (joined) holds " << joined_ranks[0].reshape(-1)
-        << "\nrank " << rank() << " holds " << grad.reshape(-1);
-  }
+  expectJoinedRankTakesTheReducedGradients(ddp, model, pg());
+}
+
+// A hook may leave a compressed copy in the bucket (setBuffer): a joined
+// rank still reads the result at the offsets of the bucket's own buffer.
+RANKTEST_F(JoinDdpBehaviour, JoinedRankReadsGradientsPastAReplacedBuffer) {
+  StridedNet model;
+  DistributedDataParallel ddp(model, pg());
+  ddp.registerCommHook(
+      [pg = pg()](distalgo::ddp::GradBucket& bucket) {
+        std::vector<at::Tensor> tensors{bucket.buffer() / pg->getSize()};
+        bucket.setBuffer(tensors[0].narrow(0, 0, 1).clone());
+        return pg->allreduce(tensors)->getFuture();
+      },
+      "shrinks_the_buffer");
+  expectJoinedRankTakesTheReducedGradients(ddp, model, pg());
 }
 
 // Not the first joinable, DDP sends its own "backward reduces" flag; the

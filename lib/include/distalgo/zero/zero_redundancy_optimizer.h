@@ -136,7 +136,9 @@ class ZeroRedundancyOptimizer : public join::Joinable {
   // CPU, with `to`'s group options. Throws std::invalid_argument on every rank,
   // before any collective, if `to` is not in [0, worldSize()).
   void consolidateStateDict(int to = 0);
-  // On the rank that consolidated: the full state. Throws std::logic_error
+  // On the rank that consolidated: the full state, on the CPU (a plain
+  // optimizer on a GPU loads it with torch::load(optimizer, stream, device):
+  // libtorch's load moves nothing). Throws std::logic_error
   // on other ranks, and if step(), addParamGroup() or loadStateDict() ran
   // since the consolidation.
   std::string stateDict() const;

@@ -125,10 +125,15 @@ void DdpCore::writeReducedGradients(
   }
   at::NoGradGuard no_grad;
   for (std::size_t b = 0; b < buckets.size(); ++b) {
-    // The hook reduced a copy of the zero bucket: the same layout.
-    const auto parameters = buckets[b].getParameters();
-    const auto gradients = gradientViews(results[b], buckets[b].getBuffer(),
-                                         buckets[b].getGradients(), parameters);
+    // The hook reduced a copy of the zero bucket: the same layout. The
+    // offsets come from the buffer before the hook ran (a hook may have put
+    // a compressed one in the bucket).
+    c10d::GradBucket layout = buckets[b];
+    at::Tensor buffer = buffers[b];  // c10d takes it by reference
+    layout.setBuffer(buffer);
+    const auto parameters = layout.getParameters();
+    const auto gradients = gradientViews(results[b], buffers[b],
+                                         layout.getGradients(), parameters);
     for (std::size_t i = 0; i < parameters.size(); ++i) {
       // A parameter no training rank used keeps its gradient, as there.
       if (used_counts.defined() &&

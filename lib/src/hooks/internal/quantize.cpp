@@ -79,17 +79,19 @@ QuantParams perRowMinMaxParams(const at::Tensor& rows) {
 at::Tensor quantize(const at::Tensor& x, const at::Tensor& scale,
                     const at::Tensor& zero_point) {
   if (!inGroups(x, at::kFloat, scale, zero_point)) {
-    // As PyTorch's hooks divide a bucket by a 0-dimensional float32 scale:
-    // the quotient is of x's type (a 16-bit one computed in float32, then
-    // rounded), and 1.13 first rounds the scale to x's type too. A 16-bit
-    // quotient is rounded to an integer in float32 (1.13 has no CPU round
-    // for Half), which gives the same integer.
+    // As PyTorch's hooks divide a bucket by a 0-dimensional float32 scale
+    // on the bucket's device: the quotient is of x's type (a 16-bit one
+    // computed in float32, then rounded). The scale is rounded to x's type
+    // first, except where 2.x takes it as a CPU scalar (x on the CPU). A
+    // 16-bit quotient is rounded to an integer in float32 (1.13 has no CPU
+    // round for Half), which gives the same integer.
     const at::ScalarType type = x.scalar_type();
     const at::ScalarType math =
         type == at::kHalf || type == at::kBFloat16 ? at::kFloat : type;
-    const at::Tensor divisor = torch_compat::kTorchMajor < 2
-                                   ? scale.to(type).to(math)
-                                   : scale.to(math);
+    const bool full_scale =
+        torch_compat::kTorchMajor >= 2 && x.device().is_cpu();
+    const at::Tensor divisor =
+        full_scale ? scale.to(math) : scale.to(type).to(math);
     const at::Tensor quotient = (x.to(math) / divisor).to(type);
     return at::clamp(at::round(quotient.to(math)).to(at::kFloat) + zero_point,
                      0, kQuantMax)

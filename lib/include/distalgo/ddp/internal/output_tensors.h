@@ -4,6 +4,8 @@
 // DDP finds them (_find_tensors walks lists, tuples and dicts).
 
 #include <ATen/core/Tensor.h>
+#include <c10/util/Optional.h>
+#include <torch/version.h>
 
 #include <cstddef>
 #include <map>
@@ -25,6 +27,11 @@ template <typename T>
 struct IsOptional : std::false_type {};
 template <typename T>
 struct IsOptional<std::optional<T>> : std::true_type {};
+#if TORCH_VERSION_MAJOR < 2
+// libtorch 1.13's own optional (2.x's is std::optional).
+template <typename T>
+struct IsOptional<c10::optional<T>> : std::true_type {};
+#endif
 template <typename T>
 struct IsAggregate : std::false_type {};
 template <typename... T>
@@ -45,7 +52,8 @@ inline constexpr bool kHoldsNoTensor =
     std::is_same_v<T, std::string>;
 
 // Calls visit(tensor) for every defined tensor in `value` (const or not),
-// depth first, in the order of its elements (a map's values by key order).
+// depth first, in the order of its elements (a map's in its iteration
+// order, the same for both walks of one output).
 template <typename V, typename Visit>
 void forEachTensor(V& value, Visit& visit) {
   using T = std::remove_cv_t<V>;

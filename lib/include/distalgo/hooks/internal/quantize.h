@@ -27,8 +27,8 @@ QuantParams perRowMinMaxParams(const at::Tensor& rows);
 // clamp(round(x / scale) + zero_point, 0, 255) as uint8, rounding half to
 // even; `scale` and `zero_point` broadcast against `x`. The quotient is of
 // x's type, as PyTorch's hooks divide the bucket: a 16-bit one is computed
-// in float32 and rounded to 16 bits (on libtorch 1.13, by the scale rounded
-// to 16 bits).
+// in float32 and rounded to 16 bits, by the scale rounded to 16 bits too
+// except on the CPU with libtorch 2.x.
 at::Tensor quantize(const at::Tensor& x, const at::Tensor& scale,
                     const at::Tensor& zero_point);
 // scale * (y - zero_point) in float32.
