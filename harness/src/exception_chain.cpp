@@ -25,13 +25,15 @@ std::string typeNameOf(const std::exception& error) {
 }
 
 ChainedException describe(const std::exception& error) {
-  const auto* c10_error = dynamic_cast<const c10::Error*>(&error);
-  return {typeNameOf(error),
-          c10_error ? c10_error->what_without_backtrace() : error.what(),
-          &error};
+  return {typeNameOf(error), messageOf(error), &error};
 }
 
 }  // namespace
+
+std::string messageOf(const std::exception& error) {
+  const auto* c10_error = dynamic_cast<const c10::Error*>(&error);
+  return c10_error ? c10_error->what_without_backtrace() : error.what();
+}
 
 std::vector<ChainedException> exceptionChain(const std::exception& error) {
   std::vector<ChainedException> chain{describe(error)};

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -12,8 +13,13 @@
 #include "ranktest/internal/init_guard.h"
 #include "ranktest/internal/interrupted_run.h"
 #include "ranktest/internal/launched_job.h"
+#include "ranktest/internal/launched_run.h"
+#include "ranktest/internal/launcher_env.h"
+#include "ranktest/internal/number_text.h"
+#include "ranktest/internal/premature_exit.h"
 #include "ranktest/internal/rank_process.h"
 #include "ranktest/internal/rank_runner.h"
+#include "ranktest/internal/registry.h"
 #include "ranktest/internal/warm_protocol.h"
 #include "ranktest/internal/warm_server.h"
 #include "ranktest/param_test.h"
@@ -21,28 +27,6 @@
 
 namespace ranktest {
 namespace {
-
-// Under a launcher a plain (non-distributed) test runs once, in rank 0: in
-// every rank it would run N times on one host's cores and end each rank
-// differently. The other ranks filter it out.
-void leavePlainTestsToRankZero() {
-  std::string plain;
-  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
-  for (int s = 0; s < unit.total_test_suite_count(); ++s) {
-    const ::testing::TestSuite& suite = *unit.GetTestSuite(s);
-    for (int t = 0; t < suite.total_test_count(); ++t) {
-      const std::string name =
-          std::string(suite.name()) + "." + suite.GetTestInfo(t)->name();
-      if (internal::findTestInstance(name) == nullptr) {
-        plain += (plain.empty() ? "" : ":") + name;
-      }
-    }
-  }
-  if (plain.empty()) return;
-  std::string filter = GTEST_FLAG_GET(filter);
-  filter += (filter.find('-') == std::string::npos ? "-" : ":") + plain;
-  GTEST_FLAG_SET(filter, filter);
-}
 
 // Started by a launcher: this process is one rank of the job. Only rank 0
 // prints and writes the XML; the others keep quiet unless
@@ -57,8 +41,8 @@ void joinLaunchedJob() {
     std::exit(kTestErrorExitCode);
   }
   if (!job) return;
+  internal::takePartInTheJob(*job);
   if (job->launched().rank != 0) {
-    leavePlainTestsToRankZero();
     if (!settings().all_ranks_report) {
       auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
       delete listeners.Release(listeners.default_result_printer());
@@ -82,7 +66,7 @@ int failIfNoTestSelected() {
   const char* shards = std::getenv("GTEST_TOTAL_SHARDS");
   // googletest has already refused a GTEST_TOTAL_SHARDS that is no integer.
   const bool sharded =
-      shards != nullptr && std::strtol(shards, nullptr, 10) > 1;
+      shards != nullptr && internal::parseInteger(shards, 2, INT32_MAX);
   if (unit.test_to_run_count() == 0 && !sharded) {
     std::cerr << noTestSelected() << std::endl;
     return 1;
@@ -124,16 +108,16 @@ int skippedExitCode() {
       unit.skipped_test_count() != unit.test_to_run_count()) {
     return 0;
   }
-  char* end = nullptr;
-  const long value = std::strtol(code, &end, 10);
-  if (end == code || *end != '\0' || value < 1 || value > 255) {
+  const std::optional<std::int64_t> value =
+      internal::parseInteger(code, 1, 255);
+  if (!value) {
     std::cerr << "ranktest: RANKTEST_SKIPPED_EXIT_CODE='" << code
               << "' is not an exit code from 1 to 255: every test skipped, "
                  "but this run cannot say so"
               << std::endl;
     return 1;
   }
-  return static_cast<int>(value);
+  return static_cast<int>(*value);
 }
 
 // A listing run whose result the ctest client caches: the files this binary
@@ -143,6 +127,35 @@ void writeMappedFilesForTheListingCache() {
   if (path == nullptr || *path == '\0') return;
   std::ofstream out(path, std::ios::trunc);
   for (const std::string& file : internal::mappedFiles()) out << file << '\n';
+}
+
+// A variable ranktest cannot use, or a world size at which no distributed
+// test of this binary holds (a ctest or CI cell that would skip everything
+// and pass), ends the run before any test, naming it. Before a launched job
+// forms: every rank refuses alike, and nothing of the job is left.
+void refuseWhatCannotRun() {
+  const Settings& s = settings();
+  if (!s.error.empty()) {
+    std::cerr << "[ranktest] bad environment: " << s.error << std::endl;
+    std::exit(kTestErrorExitCode);
+  }
+  if (!s.world_size || s.listing_tests) return;
+  const std::string declared = internal::sizesWhereNoneHoldsAt(*s.world_size);
+  if (declared.empty()) return;
+  std::string cell = "WORLD_SIZE=" + std::to_string(*s.world_size);
+  try {
+    if (auto job = internal::detectLauncher(&internal::processEnvironment)) {
+      cell = "the job of " + std::to_string(job->world_size) + " ranks (" +
+             job->launcher + ")";
+    }
+  } catch (const std::invalid_argument&) {
+  }
+  std::cerr << "[ranktest] " << cell
+            << " runs no distributed test of this binary: every one would "
+               "skip, and the run pass with nothing run. Its tests are "
+               "declared at "
+            << declared << std::endl;
+  std::exit(kTestErrorExitCode);
 }
 
 }  // namespace
@@ -172,12 +185,14 @@ void init(int* argc, char** argv) {
   if (launch) {
     internal::runRankProcess(*launch);
   }
+  refuseWhatCannotRun();
   if (settings().listing_tests) {
     writeMappedFilesForTheListingCache();
   } else {
     joinLaunchedJob();
   }
   internal::endRunsInOrderOnInterrupt();
+  internal::failRunsThatExitEarly();
 }
 
 int runAllTests() {
@@ -195,7 +210,13 @@ int runAllTests() {
       (job == nullptr || job->launched().rank == 0)) {
     result = failIfNoTestSelected();
   }
-  if (job != nullptr) result = job->finish(result);
+  // Where the run had no test, or its last test did not end (it exited),
+  // the job ends here; otherwise this gives the job's code again.
+  if (job != nullptr) {
+    result = job->finish(result);
+    // Only rank 0 runs the plain tests: its code is the job's.
+    if (job->launched().rank != 0) return result;
+  }
   return result != 0 ? result : skippedExitCode();
 }
 

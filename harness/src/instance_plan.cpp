@@ -10,25 +10,6 @@ bool contains(const std::vector<int>& sizes, int n) {
   return std::find(sizes.begin(), sizes.end(), n) != sizes.end();
 }
 
-bool holdsAt(const TestOptions& options, int world_size) {
-  return contains(options.world_sizes, world_size) ||
-         (options.any_world_size_from &&
-          world_size >= *options.any_world_size_from);
-}
-
-// "world sizes 2, 4" or "world size 4 or any >= 2".
-std::string declaredSizes(const TestOptions& options) {
-  std::string text =
-      options.world_sizes.size() == 1 ? "world size " : "world sizes ";
-  for (std::size_t i = 0; i < options.world_sizes.size(); ++i) {
-    text += (i == 0 ? "" : ", ") + std::to_string(options.world_sizes[i]);
-  }
-  if (options.any_world_size_from) {
-    text += " or any >= " + std::to_string(*options.any_world_size_from);
-  }
-  return text;
-}
-
 std::optional<Skip> whySkipped(const TestOptions& options,
                                const CellChoice& cell,
                                const std::string& backend, int world_size) {
@@ -68,6 +49,24 @@ std::optional<Skip> whySkipped(const TestOptions& options,
 }
 
 }  // namespace
+
+bool holdsAt(const TestOptions& options, int world_size) {
+  return contains(options.world_sizes, world_size) ||
+         (options.any_world_size_from &&
+          world_size >= *options.any_world_size_from);
+}
+
+std::string declaredSizes(const TestOptions& options) {
+  std::string text =
+      options.world_sizes.size() == 1 ? "world size " : "world sizes ";
+  for (std::size_t i = 0; i < options.world_sizes.size(); ++i) {
+    text += (i == 0 ? "" : ", ") + std::to_string(options.world_sizes[i]);
+  }
+  if (options.any_world_size_from) {
+    text += " or any >= " + std::to_string(*options.any_world_size_from);
+  }
+  return text;
+}
 
 std::string PlannedInstance::suffix() const {
   return backend + "_ws" + std::to_string(world_size);

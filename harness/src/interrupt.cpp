@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,19 +12,36 @@ namespace ranktest::internal {
 namespace {
 
 std::atomic<int> g_signal{0};
+std::atomic<long long> g_first_ns{0};
 std::atomic<bool> g_reported{false};
 int g_pipe[2] = {-1, -1};
 
-// Async-signal-safe: atomics and write() only. A second signal while the
-// first is being handled means "now": the default action ends the process
-// (its ranks die with it by PR_SET_PDEATHSIG).
+// A second signal of the first one's kind within this long is the same
+// interrupt: a launcher or CI runner that signals a process group and its
+// members (ci/cluster's teardown, Slurm) sends two at once.
+constexpr long long kSameInterruptNs = 1'000'000'000;
+
+long long monotonicNs() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
+  return static_cast<long long>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+// Async-signal-safe: atomics, clock_gettime and write() only. Another
+// signal while the first is being handled means "now": the default action
+// ends the process (its ranks die with it by PR_SET_PDEATHSIG).
 void onInterrupt(int signal_number) {
   int expected = 0;
   if (!g_signal.compare_exchange_strong(expected, signal_number)) {
+    if (expected == signal_number &&
+        monotonicNs() - g_first_ns.load() < kSameInterruptNs) {
+      return;
+    }
     ::signal(signal_number, SIG_DFL);
     ::raise(signal_number);
     return;
   }
+  g_first_ns = monotonicNs();
   const int saved_errno = errno;
   const char byte = 1;
   ssize_t ignored = ::write(g_pipe[1], &byte, 1);

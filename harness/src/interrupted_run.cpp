@@ -5,12 +5,11 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <thread>
 
 #include "ranktest/internal/interrupt.h"
+#include "ranktest/internal/premature_exit.h"
 #include "ranktest/internal/verdict.h"
 
 namespace ranktest::internal {
@@ -44,6 +43,7 @@ class InterruptListener : public ::testing::EmptyTestEventListener {
     GTEST_FAIL_AT(test.file(), test.line())
         << interruptedBy()
         << " before this test started; it and the tests after it do not run";
+    writeTheXmlNow();
   }
 
   void OnTestEnd(const ::testing::TestInfo& test) override {
@@ -55,6 +55,7 @@ class InterruptListener : public ::testing::EmptyTestEventListener {
           << " while this test ran; the tests after it do not run";
     }
     GTEST_FLAG_SET(fail_fast, true);
+    writeTheXmlNow();
   }
 
   // Before the XML generator's turn (end events go to listeners in reverse).
@@ -71,6 +72,20 @@ class InterruptListener : public ::testing::EmptyTestEventListener {
   }
 
  private:
+  // Once, with the interrupted test failed in it, before the console lines
+  // of the tests skipped after it: a launcher that stops relaying a rank's
+  // output once signalled (mpirun) blocks those writes, and kills the rank
+  // before the XML's turn at the end of the run would come. Written again
+  // there, whole.
+  void writeTheXmlNow() {
+    if (xml_written_early_) return;
+    xml_written_early_ = true;
+    ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+    if (auto* xml = unit.listeners().default_xml_generator()) {
+      xml->OnTestIterationEnd(unit, 0);
+    }
+  }
+
   static bool unreported() {
     return interruptSignal() != 0 && !interruptReported();
   }
@@ -78,27 +93,15 @@ class InterruptListener : public ::testing::EmptyTestEventListener {
     markInterruptReported();
     GTEST_FLAG_SET(fail_fast, true);
   }
+
+  bool xml_written_early_ = false;
 };
 
 [[noreturn]] void endStuckRun() {
-  ::testing::UnitTest& unit_test = *::testing::UnitTest::GetInstance();
-  const ::testing::TestInfo* test = unit_test.current_test_info();
-  const std::string text = interruptedBy() + ": the test did not return " +
-                           std::to_string(kInterruptGrace.count()) +
-                           " s after the signal; the run ends without it";
-  if (test != nullptr) {
-    ADD_FAILURE_AT(test->file(), test->line()) << text;
-  } else {
-    ADD_FAILURE() << text;
-  }
-  if (auto* xml = unit_test.listeners().default_xml_generator()) {
-    xml->OnTestIterationEnd(unit_test, 0);
-  }
-  const int code = exitCodeOfRun(1);
-  std::fprintf(stderr, "%s; results so far are in the XML; exit code %d\n",
-               text.c_str(), code);
-  std::fflush(nullptr);
-  ::_exit(code);
+  failRunAndEnd(interruptedBy() + ": the test did not return " +
+                    std::to_string(kInterruptGrace.count()) +
+                    " s after the signal; the run ends without it",
+                exitCodeOfRun(1));
 }
 
 void watchdog() {

@@ -20,6 +20,7 @@
 
 #include "ranktest/internal/attempt_store.h"
 #include "ranktest/internal/duration_text.h"
+#include "ranktest/internal/exception_chain.h"
 #include "ranktest/internal/first_value.h"
 #include "ranktest/internal/host_port.h"
 #include "ranktest/internal/interrupt.h"
@@ -175,6 +176,9 @@ constexpr char kMarkJobGaveUp[] = "\x01ranktest: the job gave up on a rank";
 // The interrupted rank's number follows: the key may be shared, and the
 // others were not interrupted.
 constexpr char kMarkInterrupted[] = "\x01ranktest: interrupted in rank ";
+// Set on every rank's host key by a process that found its rank claimed by
+// another, the refusal following: the job cannot form.
+constexpr char kMarkRankClaimedTwice[] = "\x01ranktest: claimed twice: ";
 
 // Set by a rank that found the ranks at different tests, to what it found:
 // rank 0 prints it at the end where its own run ended first.
@@ -241,7 +245,11 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
         "ranktest: rank " + std::to_string(launched->rank) + " of a job " +
         "started by " + launched->launcher + " cannot " +
         (options.isServer ? "serve" : "reach") + " the rendezvous store at " +
-        address + ": " + error.what());
+        address + ": " + messageOf(error) +
+        (options.isServer
+             ? " (where its port is taken: by another job at this address, "
+               "or by another process of this job that has rank 0 too)"
+             : ""));
   };
   // Before any thread of the store's: the sentinel is a fork. Where it
   // serves the store, this process is one more client.
@@ -280,7 +288,7 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
       [watcher](c10d::Store& store) { watcher->watchWaits(store); });
   job->watchdog_ = std::make_unique<StoreWatchdog>(
       *job->responder_, who, address, settings().peer_silence);
-  job->store_->set(whereKey(launched->rank), toBytes(job->where_));
+  job->claimRank();
   job->placeOnNodes(timeout);
   return job;
 }
@@ -289,6 +297,26 @@ LaunchedJob::LaunchedJob(LaunchedRank launched, std::string store_address)
     : launched_(std::move(launched)),
       store_address_(std::move(store_address)),
       seen_(static_cast<std::size_t>(launched_.world_size)) {}
+
+void LaunchedJob::claimRank() {
+  const int me = launched_.rank;
+  if (setFirst(*store_, whereKey(me), toBytes(where_))) return;
+  // Two processes with one rank (RANK given alike to every process, a
+  // launcher's mix-up) would share its keys while another rank is missing
+  // for good: the second refuses, and ends every wait of the job's forming
+  // with why, instead of the others waiting out the join timeout.
+  const std::string refusal =
+      "ranktest: rank " + std::to_string(me) + " of " +
+      std::to_string(launched_.world_size) +
+      " is claimed by two processes of the job: " + get(whereKey(me)) +
+      ", and " + where_ +
+      ". Give each process its own rank (the launcher's RANK, "
+      "OMPI_COMM_WORLD_RANK, SLURM_PROCID or PMI_RANK)";
+  for (int rank = 0; rank < launched_.world_size; ++rank) {
+    setFirst(*store_, hostKey(rank), toBytes(kMarkRankClaimedTwice + refusal));
+  }
+  throw std::runtime_error(refusal);
+}
 
 void LaunchedJob::placeOnNodes(std::chrono::milliseconds timeout) {
   // A rank's address toward rank 0 names its host: ranks of one host share
@@ -302,6 +330,10 @@ void LaunchedJob::placeOnNodes(std::chrono::milliseconds timeout) {
     Awaited host = awaitFrom(hostKey(rank), rank, until,
                              /*at_test_start=*/false, /*joining=*/true);
     if (host.how != Await::kArrived) notJoined(rank, host.how, timeout);
+    if (host.value.rfind(kMarkRankClaimedTwice, 0) == 0) {
+      throw std::runtime_error(host.value.substr(
+          std::char_traits<char>::length(kMarkRankClaimedTwice)));
+    }
     hosts.push_back(std::move(host.value));
   }
   layout_ = nodeLayoutOf(hosts, me);
@@ -782,7 +814,11 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
 }
 
 int LaunchedJob::finish(int exit_code) {
+  if (finished_) return exit_code != 0 ? exit_code : *finished_;
   const int me = launched_.rank;
+  const auto endFailure = [this](const std::string& line) {
+    end_failures_ += (end_failures_.empty() ? "" : "\n") + line;
+  };
   // The job's exit code, a key for each rank: one that an interrupt ends
   // the wait for marks its own.
   const auto exitCodeFor = [](int rank) {
@@ -843,9 +879,8 @@ int LaunchedJob::finish(int exit_code) {
         if (how == Await::kInterrupted) return false;
         if (how != Await::kArrived) {
           // After the last test: no test's report carries it.
-          std::cerr
-              << giveUpOn(rank, how, what, "the end of the run").tail.front()
-              << std::endl;
+          endFailure(
+              giveUpOn(rank, how, what, "the end of the run").tail.front());
           if (job_code == 0) job_code = 1;
         }
       }
@@ -855,12 +890,10 @@ int LaunchedJob::finish(int exit_code) {
     // none, and every rank's code must say so.
     if (hearFromEveryRank(testsOver, "word that its tests are over")) {
       // Found by a rank still at a test after this rank's run had ended:
-      // nobody has printed it. One write: a launcher that merges the ranks'
-      // streams (mpirun) could put another's line inside one written in
-      // pieces.
+      // nobody has reported it here.
       const std::optional<std::string> found = published(kDisagreementKey);
       if (found && !disagreement_) {
-        std::cerr << "[ranktest] " + *found + "\n" << std::flush;
+        endFailure("[ranktest] " + *found);
         if (job_code == 0) job_code = 1;
       }
     }
@@ -880,6 +913,7 @@ int LaunchedJob::finish(int exit_code) {
   }
   watchdog_->stop();
   responder_->stop();
+  finished_ = job_code;
   return job_code;
 }
 

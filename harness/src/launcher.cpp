@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "ranktest/backends.h"
@@ -196,6 +197,18 @@ std::chrono::milliseconds TestInstance::groupTimeout() const {
 const TestInstance* findTestInstance(const std::string& full_name) {
   auto it = registry().find(full_name);
   return it == registry().end() ? nullptr : &it->second;
+}
+
+std::string sizesWhereNoneHoldsAt(int world_size) {
+  std::set<std::string> declared;
+  for (const auto& [name, t] : registry()) {
+    if (holdsAt(t.options, world_size)) return "";
+    declared.insert(declaredSizes(t.options));
+  }
+  std::string sizes;
+  for (const std::string& d : declared)
+    sizes += (sizes.empty() ? "" : "; ") + d;
+  return sizes;
 }
 
 }  // namespace ranktest::internal

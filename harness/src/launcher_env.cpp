@@ -1,6 +1,5 @@
 #include "ranktest/internal/launcher_env.h"
 
-#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
@@ -8,6 +7,7 @@
 #include <vector>
 
 #include "ranktest/internal/host_port.h"
+#include "ranktest/internal/number_text.h"
 
 namespace ranktest::internal {
 namespace {
@@ -30,17 +30,15 @@ class LauncherVariables {
                               int max = kLargest) {
     const std::optional<std::string> text = env_(name);
     if (!text) return std::nullopt;
-    char* end = nullptr;
-    errno = 0;
-    const long value = std::strtol(text->c_str(), &end, 10);
-    if (*end != '\0' || errno == ERANGE || value < min || value > max) {
+    const std::optional<std::int64_t> value = parseInteger(*text, min, max);
+    if (!value) {
       refuse(launcher_,
              "has " + std::string(name) + "='" + *text + "', not an integer " +
                  (max == kLargest ? ">= " + std::to_string(min)
                                   : "from " + std::to_string(min) + " to " +
                                         std::to_string(max)));
     }
-    return static_cast<int>(value);
+    return static_cast<int>(*value);
   }
 
   // A TCP port: rank 0's store listens there.
@@ -266,23 +264,20 @@ int slurmTasksOnNode(const std::string& tasks_per_node, int node) {
     std::size_t comma = tasks_per_node.find(',', start);
     if (comma == std::string::npos) comma = tasks_per_node.size();
     const std::string item = tasks_per_node.substr(start, comma - start);
-    char* end = nullptr;
-    const long tasks = std::strtol(item.c_str(), &end, 10);
-    long repeat = 1;
-    if (end == item.c_str() || tasks < 1) throw malformed("is malformed");
-    if (*end == '(') {
-      if (std::string(end).rfind("(x", 0) != 0 || item.back() != ')') {
-        throw malformed("is malformed");
-      }
-      char* repeat_end = nullptr;
-      repeat = std::strtol(end + 2, &repeat_end, 10);
-      if (repeat < 1 || std::string(repeat_end) != ")") {
-        throw malformed("is malformed");
-      }
-    } else if (*end != '\0') {
-      throw malformed("is malformed");
+    // "tasks" or "tasks(xrepeat)".
+    const std::size_t open = item.find("(x");
+    const std::optional<std::int64_t> tasks = parseInteger(
+        std::string_view(item).substr(0, open), 1, LauncherVariables::kLargest);
+    std::optional<std::int64_t> repeat = 1;
+    if (open != std::string::npos) {
+      repeat = item.back() == ')'
+                   ? parseInteger(std::string_view(item).substr(
+                                      open + 2, item.size() - open - 3),
+                                  1, LauncherVariables::kLargest)
+                   : std::nullopt;
     }
-    runs.emplace_back(static_cast<int>(tasks), static_cast<int>(repeat));
+    if (!tasks || !repeat) throw malformed("is malformed");
+    runs.emplace_back(static_cast<int>(*tasks), static_cast<int>(*repeat));
     start = comma + 1;
   }
   int first_node = 0;

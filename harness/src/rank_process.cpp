@@ -189,7 +189,8 @@ std::unique_ptr<RankProcess> RankProcess::start(
         "ranktest: spawn start method needs ranktest::init(&argc, argv) in "
         "main (or link ranktest::main)");
   }
-  checkOpenFilesLimit(launch.world_size);
+  checkOpenFilesLimit(launch.world_size,
+                      reusable && launch.store.rfind("tcp:", 0) == 0);
   Pipe output = makePipe();
   Pipe result = makePipe();
   Pipe control = reusable ? makePipe() : Pipe{};

@@ -1,11 +1,13 @@
 #include "ranktest/internal/rank_runner.h"
 
 #include <c10/util/Exception.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -29,6 +31,16 @@
 namespace ranktest {
 namespace internal {
 namespace {
+
+// ci/cluster --fault-armed waits for this file before it counts down to its
+// fault: a test body that starts creates it, so that the fault meets a test
+// of any suite, not a job still forming.
+void armTheClustersFault() {
+  const char* armed = std::getenv("RANKTEST_CLUSTER_FAULT_ARMED");
+  if (armed == nullptr || *armed == '\0') return;
+  const int fd = ::open(armed, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);
+}
 
 // Thrown by skipRank(); caught by the runner.
 struct SkipRankSignal {
@@ -183,6 +195,7 @@ class RankRunner {
     try {
       fixture->SetUp();
       if (!g_listener->fatal() && !g_listener->skipped()) {
+        armTheClustersFault();
         fixture->rankBody();
       }
     } catch (...) {

@@ -14,6 +14,7 @@
 
 #include "ranktest/internal/attempt_store.h"
 #include "ranktest/internal/duration_text.h"
+#include "ranktest/internal/exception_chain.h"
 #include "ranktest/internal/process_facts.h"
 #include "ranktest/settings.h"
 #include "torch_compat/tcp_store.h"
@@ -23,7 +24,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr auto kPoll = 300ms;  // how often a sentinel looks
+constexpr auto kSentinelPoll = 300ms;  // how often a sentinel looks
 // How long past the peer silence a rank may stay stopped (SIGSTOP) before
 // its sentinel ends it.
 constexpr std::chrono::seconds kStoppedBeyondSilence{5};
@@ -83,7 +84,7 @@ void serveIfAsked(const std::string& host, const c10d::TCPStoreOptions& options,
     new c10::intrusive_ptr<c10d::TCPStore>(
         c10::make_intrusive<c10d::TCPStore>(host, options));
   } catch (const std::exception& error) {
-    answer = std::string("0") + error.what();
+    answer = std::string("0") + messageOf(error);
   }
   const ssize_t ignored = ::write(status, answer.data(), answer.size());
   (void)ignored;
@@ -112,7 +113,7 @@ void serveIfAsked(const std::string& host, const c10d::TCPStoreOptions& options,
       const auto store = attemptStore(
           c10::make_intrusive<c10d::TCPStore>(host, options), restart_count);
       for (;;) {
-        std::this_thread::sleep_for(kPoll);
+        std::this_thread::sleep_for(kSentinelPoll);
         if (!store->check({endKey(rank)})) continue;
         const std::vector<uint8_t> reason = store->get(endKey(rank));
         const bool stopped = processState(rank_pid) == 'T';
@@ -135,7 +136,7 @@ void serveIfAsked(const std::string& host, const c10d::TCPStoreOptions& options,
   const std::chrono::milliseconds limit = silence + kStoppedBeyondSilence;
   auto running = std::chrono::steady_clock::now();
   for (;;) {
-    std::this_thread::sleep_for(kPoll);
+    std::this_thread::sleep_for(kSentinelPoll);
     if (processState(rank_pid) != 'T') {
       running = std::chrono::steady_clock::now();
     } else if (std::chrono::steady_clock::now() - running >= limit) {

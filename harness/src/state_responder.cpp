@@ -17,7 +17,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr auto kPoll = 200ms;  // how often a rank looks for a question
+constexpr auto kQuestionPoll = 200ms;  // how often a rank looks for a question
 constexpr int kMaxMainFrames = 64;
 
 // The main thread's frames, written by the handler that runs on it; the pipe
@@ -161,7 +161,7 @@ void StateResponder::serve() {
       return;  // the store is gone: the job is over
     }
     polling.unlock();
-    std::this_thread::sleep_for(kPoll);
+    std::this_thread::sleep_for(kQuestionPoll);
   }
 }
 

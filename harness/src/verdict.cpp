@@ -267,11 +267,20 @@ Verdict judgeRanks(const RunDescription& run, const SuperviseResult& result) {
         still += (still.empty() ? "" : ", ") + std::to_string(r.rank);
       }
     }
-    std::string text = "[ranktest] timed out after " + seconds(result.elapsed) +
-                       " (deadline " + seconds(run.timeout) +
-                       "); still running: rank" +
-                       (still.find(',') == std::string::npos ? " " : "s ") +
-                       still + "\n" + header(run, result);
+    const std::string ranks =
+        std::string("rank") +
+        (still.find(',') == std::string::npos ? " " : "s ") + still;
+    // Under a launcher the job gives up on a silent rank (stopped, or its
+    // host cut off) before the deadline: no time ran out.
+    std::string text =
+        result.elapsed < run.timeout
+            ? "[ranktest] the job gave up on " + ranks + " after " +
+                  seconds(result.elapsed) + ", before the deadline (" +
+                  seconds(run.timeout) + "): silent, not finished\n"
+            : "[ranktest] timed out after " + seconds(result.elapsed) +
+                  " (deadline " + seconds(run.timeout) +
+                  "); still running: " + ranks + "\n";
+    text += header(run, result);
     Group running;
     for (const RankReport& r : result.ranks) {
       if (r.end == RankReport::End::kTimedOut) running.push_back(&r);

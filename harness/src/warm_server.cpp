@@ -31,6 +31,15 @@ extern "C" void __gcov_dump()  // NOLINT(bugprone-reserved-identifier)
     __attribute__((weak));
 extern "C" void __lsan_do_leak_check()  // NOLINT(bugprone-reserved-identifier)
     __attribute__((weak));
+// The C++ runtime's: runs the destructors registered by one module (its
+// statics), and __dso_handle names the module this code is linked into, the
+// test binary itself (ranktest is a static library).
+extern "C" void __cxa_finalize(
+    void* dso)  // NOLINT(bugprone-reserved-identifier)
+    ;
+// Declared as the compiler declares it itself (a variable's name is not
+// mangled either way).
+extern void* __dso_handle;  // NOLINT(bugprone-reserved-identifier)
 
 namespace ranktest::internal {
 namespace {
@@ -301,12 +310,16 @@ ChildStart WarmServer::serve(std::size_t argument_count) {
 }
 
 // Registered in the child, so run before any handler or static destructor
-// registered in the warm process: a child that has written its result ends
-// here, sparing the tear-down of libtorch's operator registry (a tenth of a
-// second per test). What an exit must still do is done: streams flushed,
-// coverage written, leaks checked. Destructors of objects built after the
-// fork (function-local statics of the test) have run already.
+// registered in the warm process: a child ends here, sparing the tear-down
+// of libtorch's operator registry (a tenth of a second per test). What an
+// exit must still do is done: the test binary's own statics are destroyed,
+// as in a process of its own (a destructor that crashes fails the test, as
+// it would run directly), streams flushed, coverage written, leaks checked.
+// Destructors of objects built after the fork (function-local statics of the
+// test) have run already. Statics of shared libraries other than the binary
+// are not destroyed (docs/harness.md).
 void endWithoutStaticTearDown(int status, void*) {
+  __cxa_finalize(&__dso_handle);
   std::cout.flush();
   std::cerr.flush();
   std::clog.flush();

@@ -1,5 +1,6 @@
 #include "ranktest/internal/worker_pool.h"
 
+#include "ranktest/internal/open_files_limit.h"
 #include "ranktest/internal/record.h"
 #include "ranktest/settings.h"
 
@@ -47,7 +48,20 @@ std::string WorkerPools::key(const RankLaunch& launch, StartMethod method,
 
 WorkerPool& WorkerPools::get(const RankLaunch& launch, StartMethod method,
                              StoreKind store) {
-  auto& pool = pools_[key(launch, method, store)];
+  const std::string wanted = key(launch, method, store);
+  auto found = pools_.find(wanted);
+  if (found == pools_.end() || !found->second) {
+    // Under a low RLIMIT_NOFILE the pools of the suite's other sizes hold
+    // the descriptors this one needs (pipes, store connections): they go,
+    // and start again when their tests come, rather than c10d failing (its
+    // store server aborts the process on EMFILE). What a test needs alone
+    // is checked as its ranks start.
+    if (!descriptorsToSpare(
+            openFilesNeeded(launch.world_size, store == StoreKind::kTcp))) {
+      pools_.clear();
+    }
+  }
+  auto& pool = pools_[wanted];
   if (!pool) pool = std::make_unique<WorkerPool>(launch, method, store);
   return *pool;
 }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "ranktest/internal/build_identity.h"
+#include "ranktest/internal/number_text.h"
 #include "ranktest/internal/warm_protocol.h"
 #include "test_list_cache.h"
 #include "warm_start.h"
@@ -99,14 +100,16 @@ int idleMilliseconds() {
   if (value == nullptr || *value == '\0') {
     return static_cast<int>(kDefaultIdleSeconds * 1000);
   }
-  char* end = nullptr;
-  const double seconds = std::strtod(value, &end);
-  if (*end != '\0' || !(seconds > 0) || seconds > 86400) {
+  // Below a tenth of a second a warm process would end between a ctest
+  // run's tests and every test would start one.
+  const std::optional<double> seconds =
+      ranktest::internal::parseNumber(value, 0.1, 86400);
+  if (!seconds) {
     std::cerr << "[ranktest] RANKTEST_WARM_IDLE='" << value
-              << "' is not a number of seconds in (0, 86400]" << std::endl;
+              << "' is not a number of seconds in [0.1, 86400]" << std::endl;
     std::exit(1);
   }
-  return static_cast<int>(seconds * 1000);
+  return static_cast<int>(*seconds * 1000);
 }
 
 // Ends this process as the test's child ended.

@@ -8,12 +8,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include <filesystem>
+#include <cstdlib>
 #include <string>
-#include <system_error>
 
 #include "inner_run.h"
 #include "sanitizer_slowdown.h"
@@ -40,14 +39,6 @@ class HarnessCluster : public ::testing::TestWithParam<std::string> {
     if (::access(launcher.c_str(), X_OK) != 0) {
       GTEST_SKIP() << launcher << " is not installed (ci/setup installs it)";
     }
-    char pattern[] = "/tmp/ranktest-cluster-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    out_ = pattern;
-  }
-
-  void TearDown() override {
-    std::error_code ignored;
-    if (!out_.empty()) std::filesystem::remove_all(out_, ignored);
   }
 
   // Runs `filter` of the inner binary on 2 hosts x 1 rank: as a feature,
@@ -61,8 +52,20 @@ class HarnessCluster : public ::testing::TestWithParam<std::string> {
     InnerOptions options;
     const std::string cluster =
         std::string(RANKTEST_SOURCE_DIR) + "/ci/cluster";
-    options.launcher = {cluster, "--hosts",    "2",       "--ranks-per-host",
-                        "1",     "--launcher", GetParam()};
+    // Its logs and XML (OUT) go beside the inner run's TMPDIR, which the
+    // runner removes with them, also when this suite is killed (and does not
+    // count as leftovers: they are the run's output). Exec'd: a signal
+    // for ci/cluster reaches it.
+    options.launcher = {"/bin/sh",
+                        "-c",
+                        "export OUT=\"$TMPDIR/../cluster\"; exec \"$0\" \"$@\"",
+                        cluster,
+                        "--hosts",
+                        "2",
+                        "--ranks-per-host",
+                        "1",
+                        "--launcher",
+                        GetParam()};
     if (!fault.empty()) {
       options.launcher.insert(options.launcher.end(),
                               {"--fault", fault, "--fault-host", "1",
@@ -81,8 +84,7 @@ class HarnessCluster : public ::testing::TestWithParam<std::string> {
     // The torchrun of this build's PyTorch, whichever build ci/cluster's
     // default folder holds.
     // A peer silent for 4 s is given up on (10 s by default): shorter tests.
-    options.env = {{"OUT", out_},
-                   {"RANKTEST_TORCHRUN", RANKTEST_TORCHRUN},
+    options.env = {{"RANKTEST_TORCHRUN", RANKTEST_TORCHRUN},
                    {"RANKTEST_PEER_SILENCE", "4"}};
     spawnUnderSanitizer(options);
     options.limit = 150s * kSanitizerSlowdown;
@@ -97,7 +99,6 @@ class HarnessCluster : public ::testing::TestWithParam<std::string> {
     return result;
   }
 
-  std::string out_;
   bool skipped_ = false;
 };
 
@@ -152,6 +153,31 @@ TEST_P(HarnessCluster, ProgramAfterDoubleDashRunsAsTheJob) {
   // Its own arguments reached it: the filter, and the XML where asked.
   EXPECT_THAT(r.xml, HasSubstr("name=\"Passes/gloo_ws2\""));
   EXPECT_THAT(r.output, ContainsRegex("\\| harness_inner +\\| passed"));
+}
+
+// A run killed together with its watcher leaves its namespaces, named after
+// its pid: the next run removes them (here one made by hand for a pid that
+// has ended). Another run at the same time may be the one that does.
+TEST_P(HarnessCluster, NamespacesOfAKilledRunAreRemovedByTheNext) {
+  if (GetParam() != "torchrun") {
+    GTEST_SKIP() << "ci/cluster removes them before it starts a launcher: "
+                    "checked once, under torchrun";
+  }
+  const pid_t ended = ::fork();
+  if (ended == 0) ::_exit(0);
+  ::waitpid(ended, nullptr, 0);
+  const std::string left = "rtc" + std::to_string(ended) + "-sw";
+  if (std::system(("ip netns add " + left + " 2>/dev/null").c_str()) != 0) {
+    GTEST_SKIP() << "cannot make network namespaces here";
+  }
+  const InnerResult r =
+      run("InnerReports.Passes/gloo_ws2", /*as_program=*/true);
+  const bool still =
+      std::system(("ip netns list | grep -q '^" + left + " *'").c_str()) == 0;
+  if (still) std::system(("ip netns del " + left).c_str());
+  SKIP_WITHOUT_NAMESPACES(r);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(still) << left << " is still there\n" << r.output;
 }
 
 TEST_P(HarnessCluster, ProgramThatFailsOnTheSecondHostFailsTheRun) {
@@ -250,6 +276,14 @@ TEST_P(HarnessCluster, SigtermEndsTheRunWithinSecondsWhileARankIsStopped) {
   SKIP_WITHOUT_NAMESPACES(r);
   EXPECT_EQ(r.exit_code, 143) << r.output;
   ASSERT_NE(sent, std::chrono::steady_clock::time_point{}) << r.output;
+  // The launchers passed it on: rank 0 wrote its XML (here the runner's
+  // --gtest_output, the last given) with the interrupted test failed, and
+  // the table says so.
+  EXPECT_THAT(r.output,
+              ContainsRegex("\\| harness_inner +\\| interrupted +\\|"));
+  EXPECT_THAT(r.xml, AllOf(HasSubstr("ExchangesForThreeSeconds/gloo_ws2"),
+                           HasSubstr("interrupted by SIGTERM")))
+      << r.output;
   // Its end, and runInner's check that nothing is left (processes_left).
   EXPECT_LT(std::chrono::steady_clock::now() - sent, 10s * kSanitizerSlowdown)
       << r.output;

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -275,6 +276,13 @@ InnerResult runInner(const InnerOptions& options) {
   fs::remove_all(root, ec);
   ::close(lifeline[1]);
   endReaper(reaper);
+  return result;
+}
+
+InnerResult runInnerLeavingNothing(const InnerOptions& options) {
+  InnerResult result = runInner(options);
+  EXPECT_THAT(result.processes_left, ::testing::IsEmpty()) << result.output;
+  EXPECT_THAT(result.files_left, ::testing::IsEmpty()) << result.output;
   return result;
 }
 

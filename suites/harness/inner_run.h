@@ -49,6 +49,10 @@ struct InnerOptions {
 // if the caller is killed (a reaper process waits for that).
 InnerResult runInner(const InnerOptions& options);
 
+// runInner, then expects that the run left no process and no file behind
+// (a gtest failure of the calling test where it did).
+InnerResult runInnerLeavingNothing(const InnerOptions& options);
+
 // Under ASan a forked rank can inherit an allocator lock that a thread of its
 // parent held, and hang (see ci/sanitize): an inner run whose checks are not
 // about the start method spawns its ranks there.

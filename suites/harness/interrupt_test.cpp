@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <thread>
+
 #include "inner_run.h"
 
 namespace harness_suite {
@@ -88,6 +90,32 @@ TEST_P(HarnessInterrupt, DistributedTestStopsItsRanksAndFailsAsInterrupted) {
       AllOf(HasSubstr("result=\"skipped\""), Not(HasSubstr("<failure"))))
       << r.xml;
   EXPECT_THAT(r.output, Not(HasSubstr("B_MustNotRun ran")));
+  EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
+  EXPECT_THAT(r.files_left, IsEmpty());
+}
+
+// A signal and another of its kind within a second (a teardown that signals
+// a process group and its members) are one interrupt: the run still ends in
+// order, with its XML. (Another signal later still ends it at once.)
+TEST_P(HarnessInterrupt, SecondSignalOfTheKindWithinASecondIsTheSameInterrupt) {
+  const int signal_number = GetParam();
+  InnerOptions options;
+  options.filter = "InnerInterrupt.*";
+  options.env = {{"RANKTEST_VERBOSE", "1"}};  // the ranks' "ready", live
+  options.limit = 60s;
+  options.watcher = [&](pid_t parent, const std::string&,
+                        const std::string& output) {
+    if (countOccurrences(output, " ready\n") != 2) return false;
+    ::kill(parent, signal_number);
+    std::this_thread::sleep_for(100ms);
+    ::kill(parent, signal_number);
+    return true;
+  };
+  const InnerResult r = runInner(options);
+  EXPECT_EQ(r.exit_code, 128 + signal_number) << r.output;
+  EXPECT_THAT(testCaseXml(r.xml, "A_HangsInEveryRank/gloo_ws2"),
+              HasSubstr("interrupted by " + signalName()))
+      << r.output;
   EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
   EXPECT_THAT(r.files_left, IsEmpty());
 }

@@ -32,6 +32,7 @@ namespace harness_suite {
 namespace {
 
 using ::testing::AllOf;
+using ::testing::AnyOf;
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -99,17 +100,24 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
     if (start_method != nullptr) {
       options.env["RANKTEST_START_METHOD"] = start_method;
     }
-    if (!rank1_filter_.empty()) {
+    if (!rank1_filter_.empty() || rank1_claims_zero_) {
       // A shell starts each rank: rank 1 gets a --gtest_filter of its own
-      // after the job's (gtest takes the last).
+      // after the job's (gtest takes the last), or the launcher's variable
+      // of rank 0.
       options.launcher.insert(
           options.launcher.end(),
           {"/bin/sh", "-c",
            "if [ \"${OMPI_COMM_WORLD_RANK:-$RANK}\" = 1 ]; then "
-           "exec \"$@\" --gtest_filter=\"$INNER_RANK1_FILTER\"; fi; "
+           "if [ -n \"$INNER_RANK1_FILTER\" ]; then "
+           "set -- \"$@\" --gtest_filter=\"$INNER_RANK1_FILTER\"; fi; "
+           "exec env $INNER_RANK1_ENV \"$@\"; fi; "
            "exec \"$@\"",
            "sh"});
       options.env["INNER_RANK1_FILTER"] = rank1_filter_;
+      if (rank1_claims_zero_) {
+        options.env["INNER_RANK1_ENV"] =
+            GetParam() == "torchrun" ? "RANK=0" : "OMPI_COMM_WORLD_RANK=0";
+      }
     }
     // A peer silent for 4 s is given up on (10 s by default): shorter tests.
     options.env["RANKTEST_PEER_SILENCE"] = "4";
@@ -118,6 +126,15 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
       options.watcher = [this](pid_t, const std::string&,
                                const std::string& output) {
         return watcher_(output);
+      };
+    }
+    if (!interrupt_at_.empty()) {
+      options.watcher = [this](pid_t launcher, const std::string&,
+                               const std::string& output) {
+        if (output.find(interrupt_at_) == std::string::npos) return false;
+        std::this_thread::sleep_for(500ms);
+        ::kill(launcher, SIGTERM);
+        return true;
       };
     }
     options.limit = 120s * kSanitizerSlowdown;
@@ -137,9 +154,17 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
 
   // Rank 1 of the next run() runs `filter` instead of the job's.
   void giveRank1TheFilter(const std::string& filter) { rank1_filter_ = filter; }
+  // The process of rank 1 of the next run() claims rank 0 too, as a job
+  // whose every process got RANK=0 would.
+  void giveRank1RankZero() { rank1_claims_zero_ = true; }
   // Every rank of the next run() has `name` set to `value`.
   void setForTheRanks(const std::string& name, const std::string& value) {
     extra_env_[name] = value;
+  }
+  // The next run() sends its launcher SIGTERM (as Ctrl-C or a CI runner's
+  // timeout would) 0.5 s after `text` appears in the output.
+  void interruptTheLauncherAfter(const std::string& text) {
+    interrupt_at_ = text;
   }
   // The next run() calls `watcher` with all output so far, each time output
   // arrives, until it returns true.
@@ -149,9 +174,101 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
 
  private:
   std::string rank1_filter_;
+  bool rank1_claims_zero_ = false;
+  std::string interrupt_at_;
   std::map<std::string, std::string> extra_env_;
   std::function<bool(const std::string&)> watcher_;
 };
+
+// Under GTEST_TOTAL_SHARDS every rank keeps the same selection (a plain
+// test included), so the ranks of a shard agree on its tests, and the
+// shards together run each selected test once.
+TEST_P(HarnessLaunched, ShardsOfASelectionWithAPlainTestEachPass) {
+  int ran = 0;
+  for (const char* index : {"0", "1"}) {
+    setForTheRanks("GTEST_TOTAL_SHARDS", "2");
+    setForTheRanks("GTEST_SHARD_INDEX", index);
+    const InnerResult r =
+        run("InnerLaunchedFilters.*_Passes/gloo_ws2:"
+            "InnerReports.Passes/gloo_ws2:InnerExit.ZRunsAfterTheOthers");
+    EXPECT_EQ(r.exit_code, 0) << "shard " << index << "\n" << r.output;
+    const std::size_t here = countOccurrences(r.output, "[       OK ]");
+    EXPECT_GE(here, 1u) << "a lopsided shard\n" << r.output;
+    ran += static_cast<int>(here);
+  }
+  EXPECT_EQ(ran, 4);
+}
+
+// SIGTERM to the launcher while a test runs: rank 0's XML keeps the
+// interrupted test, failed as interrupted (mpirun stops relaying a rank's
+// output once signalled and kills it a second later: the XML is written
+// before the console lines of the skipped tests that could block).
+TEST_P(HarnessLaunched, InterruptedJobKeepsRankZerosXmlWithTheTest) {
+  interruptTheLauncherAfter("[ RUN      ] InnerInterrupt.A_HangsInEveryRank");
+  // Tests after it, skipped once it is interrupted: their console lines
+  // are what blocked (1 of 3 runs under mpirun lost the XML without the
+  // fix).
+  const InnerResult r = run(
+      "InnerInterrupt.A_*:InnerLaunched*:InnerReadable*:InnerReports.Passes*:"
+      "InnerCell.*",
+      2, nullptr, /*rank_zero_reports=*/false);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.xml, AllOf(HasSubstr("A_HangsInEveryRank/gloo_ws2"),
+                           HasSubstr("interrupted by SIGTERM")))
+      << r.output;
+  EXPECT_LT(r.elapsed, 60s * kSanitizerSlowdown) << r.output;
+}
+
+// Two processes that claim one rank: the job does not form, every process
+// says why at once, instead of waiting out the join timeout (300 s) for the
+// rank that nobody has.
+TEST_P(HarnessLaunched, RankClaimedByTwoProcessesIsRefusedAtOnce) {
+  giveRank1RankZero();
+  const InnerResult r = run("InnerReports.Passes/gloo_ws2", 2, nullptr,
+                            /*rank_zero_reports=*/false);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  // Where rank 0 serves the job's store (mpirun's jobs, 1.13's torchrun),
+  // the second rank 0 finds its port taken; where the launcher serves it,
+  // the second to claim the rank refuses.
+  EXPECT_THAT(
+      r.output,
+      AllOf(AnyOf(ContainsRegex("ranktest: rank 0 of 2 is claimed by two "
+                                "processes of the job: host [^,]+, pid "
+                                "[0-9]+, and host [^,]+, pid [0-9]+\\. Give "
+                                "each process its own rank"),
+                  HasSubstr("(where its port is taken: by another job at "
+                            "this address, or by another process of this "
+                            "job that has rank 0 too)")),
+            Not(HasSubstr("Exception raised from")),
+            Not(HasSubstr("[ RUN      ]"))));
+  EXPECT_LT(r.elapsed, 30s * kSanitizerSlowdown) << r.output;
+}
+
+// A plain test (run by rank 0) that exits fails the job, and rank 0's XML
+// says so.
+TEST_P(HarnessLaunched, ExitInsideAPlainTestFailsTheJobAndItsXml) {
+  const InnerResult r = run("InnerReports.Passes/gloo_ws2:InnerExit.ExitsZero");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("a test may not end its process"));
+  EXPECT_THAT(r.xml, AllOf(HasSubstr("failures=\"1\""),
+                           HasSubstr("a test may not end its process")))
+      << r.xml;
+}
+
+// WORLD_SIZE set by hand to another size than the job's would skip every
+// test: every rank refuses it before any test.
+TEST_P(HarnessLaunched, WorldSizeUnlikeTheJobsIsRefusedAtStart) {
+  if (GetParam() == "torchrun") {
+    GTEST_SKIP() << "torchrun sets WORLD_SIZE to its job's size itself";
+  }
+  setForTheRanks("WORLD_SIZE", "4");
+  const InnerResult r = run("InnerReports.Passes/*", 2, nullptr,
+                            /*rank_zero_reports=*/false);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              AllOf(HasSubstr("WORLD_SIZE=4, but Open MPI started 2 ranks"),
+                    Not(HasSubstr("[ RUN      ]"))));
+}
 
 TEST_P(HarnessLaunched, PassingTestPassesInEveryRank) {
   const InnerResult r = run("InnerReports.Passes/gloo_ws2");
@@ -243,6 +360,13 @@ TEST_P(HarnessLaunched, PlainTestRunsOnceInRankZero) {
 TEST_P(HarnessLaunched, RankThatStopsReportingIsNamedWithItsLastPhase) {
   const InnerResult r = run("InnerLaunched.*");
   EXPECT_NE(r.exit_code, 0) << r.output;
+  // The next test fails at once, long before its deadline (60 s): no
+  // "timed out" there.
+  EXPECT_THAT(r.output,
+              ContainsRegex("\\[ranktest\\] the job gave up on rank 1 after "
+                            "[0-9.]+ s, before the deadline \\(60 s\\): "
+                            "silent, not finished\n  test: "
+                            "InnerLaunched.B_RunsAfterTheLostRank"));
   EXPECT_THAT(
       r.output,
       AllOf(ContainsRegex("rank 1 \\(host [^ ]+ \\([0-9.]+\\), pid [0-9]+\\) "
@@ -288,12 +412,20 @@ TEST_P(HarnessLaunched, RankWithMoreTestsThanRankZeroFailsTheJob) {
   giveRank1TheFilter("InnerLaunchedFilters.*");
   const InnerResult r = run("InnerLaunchedFilters.A_*");
   EXPECT_NE(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("[  PASSED  ] 1 test"));
+  // Found after rank 0's last test, it fails that test: in rank 0's summary
+  // and XML too, not only in the job's exit code.
   EXPECT_THAT(r.output,
-              HasSubstr("[ranktest] ranktest: the job's ranks do not run the "
-                        "same tests: as its distributed test #2, rank 0 has "
-                        "none left (its run ended); rank 1 runs "
-                        "InnerLaunchedFilters.B_Passes/gloo_ws2."));
+              AllOf(HasSubstr("[ranktest] the job failed after rank 0's last "
+                              "test:\n[ranktest] ranktest: the job's ranks do "
+                              "not run the same tests: as its distributed "
+                              "test #2, rank 0 has none left (its run "
+                              "ended); rank 1 runs "
+                              "InnerLaunchedFilters.B_Passes/gloo_ws2."),
+                    HasSubstr("[  FAILED  ] InnerLaunchedFilters.A_Passes"),
+                    HasSubstr("1 FAILED TEST")));
+  EXPECT_THAT(r.xml, AllOf(HasSubstr("failures=\"1\""),
+                           HasSubstr("rank 0 has none left")))
+      << r.xml;
   EXPECT_THAT(r.output, Not(HasSubstr("gave up"))) << r.output;
   EXPECT_LT(r.elapsed, 30s * kSanitizerSlowdown) << r.output;
 }

@@ -123,18 +123,21 @@ TEST_P(HarnessDebugRank, ParentPrintsHowToAttachWithoutVerbose) {
 INSTANTIATE_TEST_SUITE_P(Harness, HarnessDebugRank, ::testing::Values("0", "1"),
                          [](const auto& info) { return "reuse" + info.param; });
 
-TEST(HarnessEnvironment, BadValueFailsEveryDistributedTestWithTheReason) {
+// Every unusable variable is named, in one message, before any test.
+TEST(HarnessEnvironment, BadValuesEndTheBinaryBeforeAnyTestWithTheReasons) {
   InnerOptions options;
   options.filter = "InnerReports.Passes/*";
   options.env = {{"RANKTEST_START_METHOD", "vfork"},
                  {"RANKTEST_PEER_SILENCE", "0.1"}};
   const InnerResult r = runInner(options);
-  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.exit_code, 10) << r.output;
   EXPECT_THAT(r.output,
-              AllOf(HasSubstr("RANKTEST_START_METHOD='vfork' is not fork or "
+              AllOf(HasSubstr("[ranktest] bad environment: "),
+                    HasSubstr("RANKTEST_START_METHOD='vfork' is not fork or "
                               "spawn"),
                     HasSubstr("RANKTEST_PEER_SILENCE='0.1' is below 1 s: a "
-                              "rank's heartbeat moves every 0.2 s")));
+                              "rank's heartbeat moves every 0.2 s"),
+                    Not(HasSubstr("[ RUN      ]"))));
 }
 
 TEST(HarnessEnvironment, NcclWithoutNcclSkipsWithItsCode) {

@@ -1,6 +1,8 @@
 // Too few descriptors (RLIMIT_NOFILE): a test fails at once with the limit
 // and how to raise it, never at its deadline, and leaves nothing behind.
 
+#include "ranktest/internal/open_files_limit.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -47,6 +49,41 @@ TEST(HarnessOpenFilesLimit, RankWithoutFreeDescriptorsFailsAtOnceNamingIt) {
   EXPECT_LT(r.elapsed, 10s) << "the 60 s deadline must not be waited for";
   EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
   EXPECT_THAT(r.files_left, IsEmpty());
+}
+
+// Reused pools of four sizes on the TCP store, each holding descriptors in
+// the parent: at every limit each test either passes or fails at once with
+// the limit and the remedy, and the parent never aborts (its store server
+// did on EMFILE, at limits 48, 56, 72 and 80, losing the XML).
+TEST(HarnessOpenFilesLimit, ReusedPoolsOnTheTcpStoreFitOrFailCleanly) {
+  using ranktest::internal::openFilesNeeded;
+  const unsigned long largest_need = openFilesNeeded(8, true);
+  for (const unsigned long limit : {48ul, 56ul, 72ul, 80ul, largest_need}) {
+    InnerOptions options;
+    options.filter = "InnerOpenFilesSizes.*";
+    options.env = {{"RANKTEST_REUSE", "1"}, {"RANKTEST_STORE", "tcp"}};
+    options.open_files_limit = limit;
+    options.limit = 60s;
+    const InnerResult r = runInner(options);
+    SCOPED_TRACE("ulimit -n " + std::to_string(limit));
+    EXPECT_EQ(r.exit_code, limit >= largest_need ? 0 : 1) << r.output;
+    EXPECT_THAT(r.xml, HasSubstr("AllreduceSums/gloo_ws8")) << r.output;
+    for (const int size : {2, 3, 4, 8}) {
+      const std::string test =
+          "InnerOpenFilesSizes.AllreduceSums/gloo_ws" + std::to_string(size);
+      if (openFilesNeeded(size, true) <= limit) {
+        EXPECT_THAT(r.output, HasSubstr("[       OK ] " + test));
+      } else {
+        EXPECT_THAT(r.output,
+                    AllOf(HasSubstr("RLIMIT_NOFILE is " +
+                                    std::to_string(limit) + ", but a test of " +
+                                    std::to_string(size) + " ranks"),
+                          HasSubstr("[  FAILED  ] " + test)));
+      }
+    }
+    EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
+    EXPECT_THAT(r.files_left, IsEmpty());
+  }
 }
 
 }  // namespace

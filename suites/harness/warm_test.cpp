@@ -268,6 +268,24 @@ c InnerReports.AllRanksSkip/gloo_ws2
                     HasSubstr("exit[InnerReports.AllRanksSkip/gloo_ws2]=77")));
 }
 
+// A test that exits inside its body, or whose process crashes at exit (a
+// static whose destructor aborts), fails under ctest as it fails run
+// directly: with and without the warm process.
+TEST(HarnessWarm, ExitInsideATestOrACrashAtExitFailsUnderCtest) {
+  for (const char* warm : {"1", "0"}) {
+    const InnerResult r = runScript(R"sh(
+project p
+"$CTEST" --test-dir p -R '^InnerExit\.(ExitsZero|PassesThenCrashesAtExit)$'
+)sh",
+                                    {{"RANKTEST_WARM", warm}});
+    EXPECT_NE(r.exit_code, 0) << "RANKTEST_WARM=" << warm << "\n" << r.output;
+    EXPECT_THAT(r.output, AllOf(HasSubstr("0% tests passed, 2 tests failed"),
+                                HasSubstr("InnerExit.ExitsZero (Failed)"),
+                                HasSubstr("InnerExit.PassesThenCrashesAtExit")))
+        << "RANKTEST_WARM=" << warm;
+  }
+}
+
 // A test forked by a warm process inherits the warm process's umask, limits
 // and CPU affinity: a client whose differ (ctest's PROCESSOR_AFFINITY gives
 // each test its own CPUs) gets a warm process of its own, so that each test

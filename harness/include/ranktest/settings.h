@@ -1,23 +1,31 @@
 #pragma once
 
-// The environment variables ranktest reads, parsed in one place.
+// The environment variables ranktest reads, parsed in one place. A value
+// outside its range (below) is refused, never wrapped or clamped: the
+// binary exits with code 10 before any test (ranktest::init), naming it.
 //
-//   WORLD_SIZE             runs every test at this world size only
+//   WORLD_SIZE             runs every test at this world size only (1 to
+//                          65536; under a launcher, the job's size if set)
 //   BACKEND                gloo (default) or nccl
 //   RANKTEST_START_METHOD  fork or spawn (a test's own trait wins)
 //   RANKTEST_STORE         file or tcp (a test's own trait wins)
-//   RANKTEST_TIMEOUT       default deadline in seconds (default 60)
-//   RANKTEST_TIMEOUT_SCALE multiplies every deadline (slow machines)
+//   RANKTEST_TIMEOUT       default deadline in seconds, in (0, 86400]
+//                          (default 60)
+//   RANKTEST_TIMEOUT_SCALE multiplies every deadline (slow machines), in
+//                          (0, 1000]
 //   RANKTEST_REUSE         1/0: force process reuse on or off
 //   RANKTEST_CHECK_COLLECTIVES 1/0: the collective-mismatch check on or off
-//   RANKTEST_VERBOSE       1: stream every rank's output live and print
+//   RANKTEST_VERBOSE       1/0: stream every rank's output live and print
 //                          stacks unfolded (every library frame)
 //   RANKTEST_DEBUG_RANK    r: rank r waits for a debugger before its body
-//   RANKTEST_OUTPUT_LINES  lines of output kept per rank for reports (60)
-//   RANKTEST_ALL_RANKS_REPORT 1: under a launcher, every rank prints its
+//                          (0 to 65535)
+//   RANKTEST_OUTPUT_LINES  lines of output kept per rank for reports (60;
+//                          0 to 1000000)
+//   RANKTEST_ALL_RANKS_REPORT 1/0: under a launcher, every rank prints its
 //                          report and writes XML, not only rank 0
 //   RANKTEST_PEER_SILENCE  under a launcher, seconds of a silent heartbeat
-//                          or store after which a rank gives up (10)
+//                          or store after which a rank gives up (10; 1 to
+//                          3600)
 //
 // WORLD_SIZE and BACKEND choose the matrix cell that runs; they never rename
 // tests (see internal/instance_plan.h).
@@ -29,6 +37,13 @@
 #include "ranktest/test_options.h"
 
 namespace ranktest {
+
+// The ranges above, where a number has one.
+inline constexpr int kLargestWorldSize = 65536;
+inline constexpr double kLongestTimeoutSeconds = 86400;  // a day
+inline constexpr double kLargestTimeoutScale = 1000;
+inline constexpr double kLongestPeerSilenceSeconds = 3600;
+inline constexpr long kMostOutputLines = 1000000;
 
 struct Settings {
   std::optional<int> world_size;
@@ -49,8 +64,9 @@ struct Settings {
   // The process only lists tests (--gtest_list_tests), read from the command
   // line itself: tests register before main() runs.
   bool listing_tests = false;
-  // Non-empty when a variable holds a value we cannot use; every distributed
-  // test then fails with this message instead of guessing.
+  // Non-empty when a variable holds a value we cannot use: ranktest::init
+  // refuses to run (and every distributed test of a binary without it, and
+  // runRanks, fail with this message) instead of guessing.
   std::string error;
 
   // `deadline` times RANKTEST_TIMEOUT_SCALE: every deadline ranktest keeps

@@ -12,7 +12,6 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -174,14 +173,11 @@ class InnerFault : public ranktest::DistributedTest {
   static ranktest::TestOptions testOptions() { return {.world_sizes = {2}}; }
 };
 
-// Arms ci/cluster's --fault (creates the file it waits for, where it does)
-// and barriers for 3 s, then passes: what matters is the fault that
-// ci/cluster injects into one host meanwhile (HarnessCluster).
+// Barriers for 3 s, then passes: what matters is the fault that ci/cluster
+// injects into one host meanwhile (HarnessCluster), armed by the harness as
+// this body starts.
 RANKTEST_F(InnerFault, ExchangesForThreeSeconds,
            ranktest::timeout(4s * harness_suite::kSanitizerSlowdown)) {
-  if (const char* armed = std::getenv("RANKTEST_CLUSTER_FAULT_ARMED")) {
-    std::ofstream{armed};
-  }
   const auto until = std::chrono::steady_clock::now() + 3s;
   while (std::chrono::steady_clock::now() < until) {
     pg()->barrier()->wait();

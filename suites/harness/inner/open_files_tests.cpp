@@ -1,6 +1,7 @@
 // A parent that has used up its descriptors, so that the rank it starts next
 // finds none free to set up its own: the rank must say so and exit at once.
 
+#include <ATen/ATen.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -31,3 +32,18 @@ class InnerOpenFiles : public ranktest::DistributedTest {
 };
 
 RANKTEST_F(InnerOpenFiles, B_RankFindsNoDescriptorFree) {}
+
+// Tests at four sizes: with reused processes, a pool of ranks per size, each
+// holding descriptors in the parent while the next starts.
+class InnerOpenFilesSizes : public ranktest::DistributedTest {
+ public:
+  static ranktest::TestOptions testOptions() {
+    return {.world_sizes = {2, 3, 4, 8}};
+  }
+};
+
+RANKTEST_F(InnerOpenFilesSizes, AllreduceSums) {
+  std::vector<at::Tensor> t{at::ones({1})};
+  pg()->allreduce(t)->wait();
+  EXPECT_EQ(t[0].item<int>(), worldSize());
+}

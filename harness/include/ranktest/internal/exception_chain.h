@@ -16,6 +16,10 @@ struct ChainedException {
   const std::exception* error = nullptr;  // null: not a std::exception
 };
 
+// what(); a c10::Error's without libtorch's C++ backtrace, which is no part
+// of its cause.
+std::string messageOf(const std::exception& error);
+
 // `error` and the exceptions nested in it, outermost first. The pointers
 // stay valid while `error` lives (it owns the nested ones).
 std::vector<ChainedException> exceptionChain(const std::exception& error);

@@ -35,6 +35,13 @@ struct PlannedInstance {
   std::string suffix() const;  // "gloo_ws2"
 };
 
+// Whether a test with `options` holds at `world_size`: one of its declared
+// sizes, or at least its `any_world_size_from`.
+bool holdsAt(const TestOptions& options, int world_size);
+
+// "world sizes 2, 4" or "world size 4 or any >= 2".
+std::string declaredSizes(const TestOptions& options);
+
 // The declared instances (built backends x declared sizes) plus those of the
 // chosen cell, in a stable order; each declared one outside the cell, and
 // each cell one at a size where the test does not hold, carries its skip.

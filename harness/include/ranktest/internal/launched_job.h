@@ -76,9 +76,15 @@ class LaunchedJob {
   // exit code, the same in every rank: the first non-zero of rank 0's (which
   // alone runs the plain tests, and hears from every rank that its tests are
   // over before it says its code) and this rank's; non-zero where some rank
-  // found the ranks at different tests (rank 0 prints what it found where
-  // its own run had ended first).
+  // found the ranks at different tests. Rank 0 does not print what it found
+  // only now (a disagreement found after its run had ended, a rank given up
+  // on at the end): endFailures() has it, for the run's XML. Once finished,
+  // returns the job's code again (or `exit_code` where it is not 0).
   int finish(int exit_code);
+
+  // What rank 0's finish() found wrong with the job after its own last
+  // test, one line each; "" where nothing (and on other ranks).
+  const std::string& endFailures() const { return end_failures_; }
 
   // How long past a test's deadline (and the stack grace) a rank's report
   // may come.
@@ -101,6 +107,10 @@ class LaunchedJob {
   };
 
   LaunchedJob(LaunchedRank launched, std::string store_address);
+
+  // Publishes where this rank runs, once per rank: a second process with
+  // this rank throws, and fails the job's forming for every rank.
+  void claimRank();
 
   std::string get(const std::string& key);
   // The value of `key` where some rank has set it.
@@ -201,7 +211,9 @@ class LaunchedJob {
   // Where the ranks were found at different tests: what run() throws.
   std::optional<std::string> disagreement_;
   c10::intrusive_ptr<c10d::Store> store_;
-  int sequence_ = 0;  // distributed tests run so far
+  int sequence_ = 0;             // distributed tests run so far
+  std::optional<int> finished_;  // the job's exit code, once finish() ran
+  std::string end_failures_;
 };
 
 }  // namespace ranktest::internal

@@ -38,4 +38,10 @@ struct TestInstance {
 // The instance with that full name, or nullptr.
 const TestInstance* findTestInstance(const std::string& full_name);
 
+// When `world_size` is the run's (WORLD_SIZE, or a launcher's job) and no
+// distributed test of the binary holds at it, every instance would skip and
+// the run pass with nothing run: the sizes its tests are declared at (for
+// the refusal); otherwise "".
+std::string sizesWhereNoneHoldsAt(int world_size);
+
 }  // namespace ranktest::internal
