@@ -319,7 +319,7 @@ ChildStart WarmServer::serve(std::size_t argument_count) {
 // test) have run already. Statics of shared libraries other than the binary
 // are not destroyed (docs/harness.md).
 void endWithoutStaticTearDown(int status, void*) {
-  __cxa_finalize(&__dso_handle);
+  __cxa_finalize(static_cast<void*>(&__dso_handle));
   std::cout.flush();
   std::cerr.flush();
   std::clog.flush();

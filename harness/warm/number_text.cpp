@@ -8,12 +8,13 @@ namespace ranktest::internal {
 
 std::optional<std::int64_t> parseInteger(std::string_view text,
                                          std::int64_t min, std::int64_t max) {
+  if (text.empty()) return std::nullopt;
   std::int64_t value = 0;
-  const char* end = text.data() + text.size();
+  const char* begin = &text.front();
+  const char* end = begin + text.size();
   // from_chars takes no '+': a leading '+' stays an error, as in a port.
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (text.empty() || error != std::errc() || stop != end || value < min ||
-      value > max) {
+  const auto [stop, error] = std::from_chars(begin, end, value);
+  if (error != std::errc() || stop != end || value < min || value > max) {
     return std::nullopt;
   }
   return value;
@@ -21,11 +22,13 @@ std::optional<std::int64_t> parseInteger(std::string_view text,
 
 std::optional<double> parseNumber(std::string_view text, double min,
                                   double max) {
+  if (text.empty()) return std::nullopt;
   double value = 0;
-  const char* end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (text.empty() || error != std::errc() || stop != end ||
-      !std::isfinite(value) || value < min || value > max) {
+  const char* begin = &text.front();
+  const char* end = begin + text.size();
+  const auto [stop, error] = std::from_chars(begin, end, value);
+  if (error != std::errc() || stop != end || !std::isfinite(value) ||
+      value < min || value > max) {
     return std::nullopt;
   }
   return value;

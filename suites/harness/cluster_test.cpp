@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "inner_run.h"
@@ -167,14 +167,24 @@ TEST_P(HarnessCluster, NamespacesOfAKilledRunAreRemovedByTheNext) {
   if (ended == 0) ::_exit(0);
   ::waitpid(ended, nullptr, 0);
   const std::string left = "rtc" + std::to_string(ended) + "-sw";
-  if (std::system(("ip netns add " + left + " 2>/dev/null").c_str()) != 0) {
+  // ip netns keeps a named namespace as a file of this folder.
+  const std::string file = "/run/netns/" + left;
+  // (runInner appends the inner binary and its flags: $2 on.)
+  InnerOptions add;
+  add.launcher = {"/bin/sh", "-c", "exec /bin/ip netns add \"$1\"", "sh", left};
+  add.filter = "unused";
+  if (runInner(add).exit_code != 0 || !std::filesystem::exists(file)) {
     GTEST_SKIP() << "cannot make network namespaces here";
   }
   const InnerResult r =
       run("InnerReports.Passes/gloo_ws2", /*as_program=*/true);
-  const bool still =
-      std::system(("ip netns list | grep -q '^" + left + " *'").c_str()) == 0;
-  if (still) std::system(("ip netns del " + left).c_str());
+  const bool still = std::filesystem::exists(file);
+  if (still) {
+    InnerOptions del = add;
+    del.launcher = {"/bin/sh", "-c", "exec /bin/ip netns del \"$1\"", "sh",
+                    left};
+    runInner(del);
+  }
   SKIP_WITHOUT_NAMESPACES(r);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_FALSE(still) << left << " is still there\n" << r.output;

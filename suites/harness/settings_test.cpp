@@ -85,12 +85,9 @@ INSTANTIATE_TEST_SUITE_P(
              {"BACKEND", "mpi"}},
             {"WORLD_SIZE='4294967297' is not an integer from 1 to 65536",
              "RANKTEST_TIMEOUT='inf' is not a number of seconds in (0, 86400]",
-             "RANKTEST_TIMEOUT_SCALE='1e10' is not a number of times in (0, "
-             "1000]",
-             "RANKTEST_PEER_SILENCE='inf' is not a number of seconds in (0, "
-             "3600]",
-             "RANKTEST_DEBUG_RANK='4294967297' is not an integer from 0 to "
-             "65535",
+             "TIMEOUT_SCALE='1e10' is not a number of times in (0, 1000]",
+             "PEER_SILENCE='inf' is not a number of seconds in (0, 3600]",
+             "DEBUG_RANK='4294967297' is not an integer from 0 to 65535",
              "RANKTEST_OUTPUT_LINES='-1' is not an integer from 0 to 1000000",
              "RANKTEST_REUSE='2' is not 0 or 1",
              "RANKTEST_VERBOSE='yes' is not 0 or 1",
