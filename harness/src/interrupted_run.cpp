@@ -80,10 +80,7 @@ class InterruptListener : public ::testing::EmptyTestEventListener {
   void writeTheXmlNow() {
     if (xml_written_early_) return;
     xml_written_early_ = true;
-    ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
-    if (auto* xml = unit.listeners().default_xml_generator()) {
-      xml->OnTestIterationEnd(unit, 0);
-    }
+    writeXmlOfWhatRan();
   }
 
   static bool unreported() {

@@ -119,6 +119,24 @@ std::string localAddressToward(const std::string& host, int port) {
       "reaches");
 }
 
+// Whether `host` (MASTER_ADDR) names an address of this host: one this
+// host can bind a socket to (every 127/8 address, the interfaces' own).
+bool isAddressOfThisHost(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0) return false;
+  bool bound = false;
+  for (const addrinfo* a = found; a != nullptr && !bound; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    bound = ::bind(fd, a->ai_addr, a->ai_addrlen) == 0;
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  return bound;
+}
+
 // The interface that holds `address`, or "" when none does.
 std::string interfaceWithAddress(const std::string& address) {
   ifaddrs* all = nullptr;
@@ -235,6 +253,19 @@ std::unique_ptr<LaunchedJob> LaunchedJob::join(
   options.timeout = timeout;
   torch_compat::useClassicServer(options);
   job->gloo_host_ = localAddressToward(host, port);
+  // Rank 0 serves the store on every address of its host: a MASTER_ADDR of
+  // another host would leave the others knocking there until the join
+  // timeout (300 s).
+  if (options.isServer && !isAddressOfThisHost(host)) {
+    throw std::runtime_error(
+        "ranktest: MASTER_ADDR '" + host +
+        "' is not an address of rank 0's "
+        "host (" +
+        hostName() + "), where rank 0 serves the job's store " +
+        "(started by " + launched->launcher +
+        "); MASTER_ADDR must be an "
+        "address of rank 0's host that every host reaches");
+  }
   job->where_ = "host " + hostName() + " (" + job->gloo_host_ + "), pid " +
                 std::to_string(::getpid());
   const std::string who = "rank " + std::to_string(launched->rank) + " of " +
@@ -385,6 +416,15 @@ std::optional<std::string> LaunchedJob::published(const std::string& key) {
 }
 
 LaunchedJob* LaunchedJob::current() { return currentJob(); }
+
+std::string LaunchedJob::describeJobFailure(const std::exception& error) const {
+  return "[ranktest] rank " + std::to_string(launched_.rank) +
+         " lost the launched job: " + messageOf(error) +
+         "\n  the job's store is at " + store_address_ +
+         "; if it stopped answering, the process serving it ended "
+         "(torchrun's agent under torchrun, rank 0's sentinel otherwise): "
+         "was the launcher killed?";
+}
 
 void LaunchedJob::setCurrent(std::unique_ptr<LaunchedJob> job) {
   currentJob() = job.release();
@@ -815,6 +855,19 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
 
 int LaunchedJob::finish(int exit_code) {
   if (finished_) return exit_code != 0 ? exit_code : *finished_;
+  try {
+    finished_ = agreeOnTheEnd(exit_code);
+  } catch (const std::exception& error) {
+    end_failures_ +=
+        (end_failures_.empty() ? "" : "\n") + describeJobFailure(error);
+    finished_ = exit_code != 0 ? exit_code : 1;
+  }
+  watchdog_->stop();
+  responder_->stop();
+  return *finished_;
+}
+
+int LaunchedJob::agreeOnTheEnd(int exit_code) {
   const int me = launched_.rank;
   const auto endFailure = [this](const std::string& line) {
     end_failures_ += (end_failures_.empty() ? "" : "\n") + line;
@@ -911,9 +964,6 @@ int LaunchedJob::finish(int exit_code) {
         ended_due - Clock::now());
     endGivenUpRank(*store_, rank, reason, std::max(left, 1ms));
   }
-  watchdog_->stop();
-  responder_->stop();
-  finished_ = job_code;
   return job_code;
 }
 

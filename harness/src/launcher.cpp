@@ -161,8 +161,12 @@ class ParentTest : public ::testing::Test {
     SuperviseResult result;
     if (LaunchedJob* job = LaunchedJob::current()) {
       // Each rank checks its own host; the ranks agree before any starts.
-      result = job->run(*instance_, superviseOptions(*instance_, false),
-                        checkConditions(*instance_));
+      try {
+        result = job->run(*instance_, superviseOptions(*instance_, false),
+                          checkConditions(*instance_));
+      } catch (const std::exception& error) {
+        FAIL() << job->describeJobFailure(error);
+      }
     } else if (auto skip = checkConditions(*instance_)) {
       GTEST_SKIP() << describeSkip(*skip, "checked before starting ranks");
     } else {

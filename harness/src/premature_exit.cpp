@@ -76,6 +76,13 @@ void failRunsThatExitEarly() {
   ::testing::UnitTest::GetInstance()->listeners().Append(new ExitGuardListener);
 }
 
+void writeXmlOfWhatRan() {
+  ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+  if (auto* xml = unit.listeners().default_xml_generator()) {
+    xml->OnTestIterationEnd(unit, 0);
+  }
+}
+
 void failRunAndEnd(const std::string& text, int exit_code) {
   ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
   const ::testing::TestInfo* test = unit.current_test_info();
@@ -84,9 +91,7 @@ void failRunAndEnd(const std::string& text, int exit_code) {
   } else {
     ADD_FAILURE() << text;
   }
-  if (auto* xml = unit.listeners().default_xml_generator()) {
-    xml->OnTestIterationEnd(unit, 0);
-  }
+  writeXmlOfWhatRan();
   std::fprintf(stderr, "%s; results so far are in the XML; exit code %d\n",
                text.c_str(), exit_code);
   std::fflush(nullptr);

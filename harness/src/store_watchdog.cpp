@@ -1,5 +1,6 @@
 #include "ranktest/internal/store_watchdog.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include "ranktest/internal/duration_text.h"
@@ -20,6 +21,7 @@ StoreWatchdog::StoreWatchdog(const StateResponder& responder, std::string who,
       who_(std::move(who)),
       store_address_(std::move(store_address)),
       grace_(grace),
+      launcher_(::getppid()),
       thread_([this] { watch(); }) {}
 
 StoreWatchdog::~StoreWatchdog() { stop(); }
@@ -33,8 +35,20 @@ void StoreWatchdog::watch() {
   while (!stop_) {
     const std::chrono::milliseconds silent = responder_.silence();
     if (silent >= grace_) giveUp(silent);
+    stopIfTheLauncherIsGone();
     std::this_thread::sleep_for(kCheck);
   }
+}
+
+void StoreWatchdog::stopIfTheLauncherIsGone() {
+  if (launcher_gone_ || ::getppid() == launcher_) return;
+  launcher_gone_ = true;
+  const std::string text = "[ranktest] " + who_ + ": its launcher (pid " +
+                           std::to_string(launcher_) +
+                           ") is gone; this rank stops as if interrupted\n";
+  const ssize_t ignored = ::write(STDERR_FILENO, text.data(), text.size());
+  (void)ignored;
+  ::kill(::getpid(), SIGTERM);
 }
 
 void StoreWatchdog::giveUp(std::chrono::milliseconds silent) {

@@ -256,7 +256,6 @@ InnerResult runInner(const InnerOptions& options) {
       Clock::now() - start);
   result.exit_code =
       reaped != 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.xml = readFile(out + "/inner.xml");
   result.files_left = filesIn(tmp, out);
   // Ranks die with their parent by PR_SET_PDEATHSIG, a killed parent's own
   // runs clean up after it, and a warm process ends once its ctest run (or
@@ -271,6 +270,8 @@ InnerResult runInner(const InnerOptions& options) {
     ::usleep(10000);
     result.files_left = filesIn(tmp, out);
   }
+  // After the processes: ranks whose launcher was killed write it last.
+  result.xml = readFile(out + "/inner.xml");
   for (pid_t leftover : result.processes_left) ::kill(leftover, SIGKILL);
   std::error_code ec;
   fs::remove_all(root, ec);

@@ -67,14 +67,15 @@ std::vector<std::string> launcherCommand(const std::string& launcher,
           std::to_string(ranks)};
 }
 
-// The files a run left in its TMPDIR but what PyTorch leaves: torchrun's
-// log directory, and the compile cache (torchinductor_USER) of a process
-// that imported torch._dynamo.
+// The files a run left in its TMPDIR but what the launchers leave:
+// torchrun's log directory, the compile cache (torchinductor_USER) of a
+// process that imported torch._dynamo, and the session directory of an
+// mpirun killed with SIGKILL (ompi.HOST.UID), which it cannot remove.
 std::vector<std::string> filesLeftButPyTorchs(const InnerResult& result) {
   std::vector<std::string> files = result.files_left;
   std::erase_if(files, [](const std::string& file) {
     return file.rfind("torchelastic_", 0) == 0 ||
-           file.rfind("torchinductor_", 0) == 0;
+           file.rfind("torchinductor_", 0) == 0 || file.rfind("ompi.", 0) == 0;
   });
   return files;
 }
@@ -133,7 +134,7 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
                                const std::string& output) {
         if (output.find(interrupt_at_) == std::string::npos) return false;
         std::this_thread::sleep_for(500ms);
-        ::kill(launcher, SIGTERM);
+        ::kill(launcher, interrupt_signal_);
         return true;
       };
     }
@@ -166,6 +167,11 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
   void interruptTheLauncherAfter(const std::string& text) {
     interrupt_at_ = text;
   }
+  // The same with SIGKILL: the launcher ends at once, its ranks stay.
+  void killTheLauncherAfter(const std::string& text) {
+    interrupt_at_ = text;
+    interrupt_signal_ = SIGKILL;
+  }
   // The next run() calls `watcher` with all output so far, each time output
   // arrives, until it returns true.
   void watchOutput(std::function<bool(const std::string&)> watcher) {
@@ -176,6 +182,7 @@ class HarnessLaunched : public ::testing::TestWithParam<std::string> {
   std::string rank1_filter_;
   bool rank1_claims_zero_ = false;
   std::string interrupt_at_;
+  int interrupt_signal_ = SIGTERM;
   std::map<std::string, std::string> extra_env_;
   std::function<bool(const std::string&)> watcher_;
 };
@@ -217,6 +224,25 @@ TEST_P(HarnessLaunched, InterruptedJobKeepsRankZerosXmlWithTheTest) {
                            HasSubstr("interrupted by SIGTERM")))
       << r.output;
   EXPECT_LT(r.elapsed, 60s * kSanitizerSlowdown) << r.output;
+}
+
+// A launcher killed with SIGKILL (a CI runner's hard timeout) leaves its
+// ranks orphaned: they notice within a check and stop as if interrupted
+// (mpirun), or find the job's store gone with the launcher that served it
+// (torchrun's agent), and say so; either way rank 0 writes its XML with the
+// test it was at, and no rank runs on for nobody (run() checks that nothing
+// is left but a killed mpirun's own session directory).
+TEST_P(HarnessLaunched, KilledLauncherEndsItsRanksWithRankZerosXml) {
+  killTheLauncherAfter("[ RUN      ] InnerInterrupt.A_HangsInEveryRank");
+  const InnerResult r =
+      run("InnerInterrupt.A_*:InnerReports.Passes*", 2, nullptr,
+          /*rank_zero_reports=*/false);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.xml, AllOf(HasSubstr("A_HangsInEveryRank/gloo_ws2"),
+                           AnyOf(HasSubstr("interrupted by SIGTERM"),
+                                 HasSubstr("rank 0 lost the launched job"))))
+      << r.output;
+  EXPECT_LT(r.elapsed, 30s * kSanitizerSlowdown) << r.output;
 }
 
 // Two processes that claim one rank: the job does not form, every process
@@ -723,6 +749,46 @@ TEST(HarnessLaunchedRoute, MasterAddrWithoutARouteIsRefusedNamingIt) {
     EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
     EXPECT_THAT(r.files_left, IsEmpty()) << r.output;
   }
+}
+
+// A route to 198.51.100.0/24 (TEST-NET-2) over lo, in a namespace's shell.
+constexpr char kRouteOverLoopback[] =
+    "ip link set lo up && ip route add 198.51.100.0/24 dev lo && "
+    "exec \"$@\"";
+
+// Rank 0 serves the job's store (under mpirun, srun, PMI): a MASTER_ADDR
+// that routes but is another host's is refused at once in rank 0, naming
+// it; before, the other ranks knocked at that host until the join timeout.
+// In a network namespace of its own, where 198.51.100.0/24 routes over lo
+// and no address of it is this host's (nothing leaves the namespace).
+TEST(HarnessLaunchedRoute, MasterAddrOfAnotherHostIsRefusedInRankZero) {
+  // A fixed command line.
+  // NOLINTNEXTLINE(bugprone-command-processor)
+  if (std::system("/usr/bin/unshare --net true >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "this host cannot make a network namespace "
+                    "(unshare --net needs CAP_SYS_ADMIN, as root has)";
+  }
+  InnerOptions options;
+  options.launcher = {"/usr/bin/unshare", "--net", "--", "/bin/sh", "-c",
+                      kRouteOverLoopback, "sh"};
+  options.filter = "InnerReports.Passes/gloo_ws2";
+  options.args = {"--gtest_color=no"};
+  // What mpirun gives rank 0 of a job across two hosts.
+  options.env = {
+      {"OMPI_COMM_WORLD_RANK", "0"},       {"OMPI_COMM_WORLD_SIZE", "2"},
+      {"OMPI_COMM_WORLD_LOCAL_RANK", "0"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "1"},
+      {"MASTER_ADDR", "198.51.100.7"},     {"MASTER_PORT", "29500"}};
+  spawnUnderSanitizer(options);
+  options.limit = 60s * kSanitizerSlowdown;
+  const InnerResult r = runInner(options);
+  EXPECT_EQ(r.exit_code, 10) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("ranktest: MASTER_ADDR '198.51.100.7' is "
+                                  "not an address of rank 0's host"))
+      << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("[ RUN      ]")));
+  EXPECT_LT(r.elapsed, 20s * kSanitizerSlowdown) << r.output;
+  EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
+  EXPECT_THAT(r.files_left, IsEmpty()) << r.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Harness, HarnessLaunched,

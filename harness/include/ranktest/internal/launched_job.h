@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,6 +49,9 @@ class LaunchedJob {
   static void setCurrent(std::unique_ptr<LaunchedJob> job);
 
   const LaunchedRank& launched() const { return launched_; }
+  // What a failure of the job's machinery (`error`, mostly its store's
+  // connection) means for the run, as a test failure's text.
+  std::string describeJobFailure(const std::exception& error) const;
   // This rank's node: the launcher's LOCAL_RANK, LOCAL_WORLD_SIZE and node
   // index where it gives them, otherwise worked out from the ranks' addresses.
   const NodeLayout& layout() const { return layout_; }
@@ -79,7 +83,9 @@ class LaunchedJob {
   // found the ranks at different tests. Rank 0 does not print what it found
   // only now (a disagreement found after its run had ended, a rank given up
   // on at the end): endFailures() has it, for the run's XML. Once finished,
-  // returns the job's code again (or `exit_code` where it is not 0).
+  // returns the job's code again (or `exit_code` where it is not 0). A job
+  // whose store fails meanwhile ends with a non-zero code and the failure in
+  // endFailures().
   int finish(int exit_code);
 
   // What rank 0's finish() found wrong with the job after its own last
@@ -91,6 +97,8 @@ class LaunchedJob {
   static constexpr std::chrono::seconds kReportGrace{10};
 
  private:
+  // finish()'s exchange with the other ranks; throws where the store fails.
+  int agreeOnTheEnd(int exit_code);
   // How a wait for a peer ended: what was waited for came; the time was
   // up; the peer went silent; another rank gave up on some rank (the job's
   // lost rank), which ends the wait at the start of a test; this process

@@ -26,4 +26,9 @@ void failRunsThatExitEarly();
 // googletest (an exit inside a test, a test stuck after an interrupt).
 [[noreturn]] void failRunAndEnd(const std::string& text, int exit_code);
 
+// Writes the --gtest_output XML of what ran so far, through gtest's own
+// generator (which writes it again, whole, at the run's end); nothing where
+// no XML was asked for.
+void writeXmlOfWhatRan();
+
 }  // namespace ranktest::internal

@@ -7,6 +7,15 @@
 // waited `grace`, it prints that the rank lost the job's store and what it
 // was doing (the responder's phase), and ends the process with code 1 (its body
 // dies with it), so that its launcher ends too.
+//
+// It also watches the rank's launcher: a rank whose launcher died (killed
+// with SIGKILL, as a CI runner's timeout may) is reparented, and would run
+// the rest of its tests for nobody and write its XML after whoever killed
+// the job has cleaned up. Within one check it stops as if interrupted
+// (SIGTERM to itself): rank 0 writes its XML with the interrupted test, and
+// every rank ends.
+
+#include <sys/types.h>
 
 #include <atomic>
 #include <chrono>
@@ -33,12 +42,15 @@ class StoreWatchdog {
 
  private:
   void watch();
+  void stopIfTheLauncherIsGone();
   [[noreturn]] void giveUp(std::chrono::milliseconds silent);
 
   const StateResponder& responder_;
   const std::string who_;
   const std::string store_address_;
   const std::chrono::milliseconds grace_;
+  const pid_t launcher_;
+  bool launcher_gone_ = false;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
