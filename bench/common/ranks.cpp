@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 
-#include "ranktest/internal/launched_job.h"
-#include "ranktest/internal/process_group_factory.h"
+#include "job/launched_job.h"
+#include "rank/process_group_factory.h"
 
 namespace bench {
 namespace {

@@ -1,4 +1,4 @@
-#include "ranktest/internal/build_identity.h"
+#include "warm/build_identity.h"
 
 #include <sys/stat.h>
 

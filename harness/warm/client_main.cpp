@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "ranktest/internal/build_identity.h"
-#include "ranktest/internal/number_text.h"
-#include "ranktest/internal/warm_protocol.h"
 #include "test_list_cache.h"
+#include "warm/build_identity.h"
+#include "warm/warm_protocol.h"
 #include "warm_start.h"
+#include "wire/number_text.h"
 
 namespace {
 

@@ -12,8 +12,9 @@
 #include <sstream>
 #include <vector>
 
-#include "ranktest/internal/build_identity.h"
-#include "ranktest/internal/warm_protocol.h"
+#include "warm/build_identity.h"
+#include "warm/warm_protocol.h"
+#include "wire/retry_on_eintr.h"
 
 namespace ranktest::warm {
 namespace {
@@ -74,15 +75,14 @@ ListingRun runListing(const std::string& binary, const std::string& mapped) {
   ListingRun run;
   char chunk[65536];
   for (;;) {
-    const ssize_t n = ::read(out[0], chunk, sizeof(chunk));
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = internal::retryOnEintr(
+        [&] { return ::read(out[0], chunk, sizeof(chunk)); });
     if (n <= 0) break;
     run.listing.append(chunk, static_cast<std::size_t>(n));
   }
   ::close(out[0]);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  internal::retryOnEintr([&] { return ::waitpid(pid, &status, 0); });
   run.exit_code =
       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return run;

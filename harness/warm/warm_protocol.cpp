@@ -1,4 +1,4 @@
-#include "ranktest/internal/warm_protocol.h"
+#include "warm/warm_protocol.h"
 
 #include <sched.h>
 #include <sys/resource.h>
@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+
+#include "wire/retry_on_eintr.h"
 
 namespace ranktest::internal {
 namespace {
@@ -192,10 +194,8 @@ bool sendPacket(int fd, const std::string& data, const std::vector<int>& fds) {
     header->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
     std::memcpy(CMSG_DATA(header), fds.data(), sizeof(int) * fds.size());
   }
-  ssize_t sent = 0;
-  do {
-    sent = ::sendmsg(fd, &message, MSG_NOSIGNAL);
-  } while (sent < 0 && errno == EINTR);
+  const ssize_t sent =
+      retryOnEintr([&] { return ::sendmsg(fd, &message, MSG_NOSIGNAL); });
   return sent == static_cast<ssize_t>(data.size());
 }
 
@@ -210,10 +210,8 @@ bool receivePacket(int fd, std::string& data, std::vector<int>* fds) {
   message.msg_iovlen = 1;
   message.msg_control = control;
   message.msg_controllen = sizeof(control);
-  ssize_t received = 0;
-  do {
-    received = ::recvmsg(fd, &message, MSG_CMSG_CLOEXEC);
-  } while (received < 0 && errno == EINTR);
+  const ssize_t received =
+      retryOnEintr([&] { return ::recvmsg(fd, &message, MSG_CMSG_CLOEXEC); });
   std::vector<int> attached;
   for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr;
        header = CMSG_NXTHDR(&message, header)) {

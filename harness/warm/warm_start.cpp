@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "ranktest/internal/warm_protocol.h"
+#include "warm/warm_protocol.h"
+#include "wire/retry_on_eintr.h"
 
 namespace ranktest::warm {
 namespace {
@@ -127,8 +128,8 @@ WarmStart startWarmProcess(const std::string& binary,
       break;
     }
     char chunk[256];
-    const ssize_t n = ::read(ready[0], chunk, sizeof(chunk));
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = internal::retryOnEintr(
+        [&] { return ::read(ready[0], chunk, sizeof(chunk)); });
     if (n <= 0) break;
     said.append(chunk, static_cast<std::size_t>(n));
   }

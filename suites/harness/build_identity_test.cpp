@@ -2,7 +2,7 @@
 // the identities of the files a process mapped, its environment, and the
 // process settings its tests inherit.
 
-#include "ranktest/internal/build_identity.h"
+#include "warm/build_identity.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "ranktest/internal/warm_protocol.h"
+#include "warm/warm_protocol.h"
 
 namespace {
 

@@ -2,7 +2,8 @@
 // harness throw is documented, and every documented message is thrown.
 //
 // A throw site (throw T(...), std::throw_with_nested(T(...)),
-// DISTALGO_CHECK_ARG/STATE, TORCH_CHECK) gives its message as parts: string
+// DISTALGO_CHECK_ARG/STATE, the harness's RANKTEST_CHECK*/RANKTEST_FAIL*,
+// TORCH_CHECK) gives its message as parts: string
 // literals, named string constants and run-time values. Its *start* is the
 // parts up to the first run-time value after the name has ended (the first
 // ": "), the values as wildcards; e.g.
@@ -218,7 +219,7 @@ std::vector<ThrowSite> throwSites(const fs::path& root) {
     }
   }
   static const std::regex site(
-      R"(\b(throw\s+(?:std::\w+|[A-Z]\w*)|std::throw_with_nested\s*\(\s*(?:std::\w+|[A-Z]\w*)|DISTALGO_CHECK_(?:ARG|STATE)|TORCH_CHECK)\s*\()");
+      R"(\b(throw\s+(?:std::\w+|[A-Z]\w*)|std::throw_with_nested\s*\(\s*(?:std::\w+|[A-Z]\w*)|DISTALGO_CHECK_(?:ARG|STATE)|RANKTEST_CHECK(?:_ARG|_STATE|_ERRNO)?|RANKTEST_FAIL(?:_ARG|_STATE)?|TORCH_CHECK)\s*\()");
   std::vector<ThrowSite> sites;
   for (const auto& [path, code] : files) {
     // The macros' own definitions are no throw sites.

@@ -1,7 +1,7 @@
 // Every positive pattern of --gtest_filter must match a test: a typo in one
 // of several patterns fails the run, naming it, before any test runs.
 
-#include "ranktest/internal/filter_check.h"
+#include "plan/filter_check.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // a peer's value and the mark of a rank that stopped waiting for it race,
 // and every reader must see the same winner.
 
-#include "ranktest/internal/first_value.h"
+#include "job/first_value.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // A store's address as host:port, IPv6 hosts in brackets.
 
-#include "ranktest/internal/host_port.h"
+#include "wire/host_port.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Which instances a test registers and which a forced WORLD_SIZE or BACKEND
 // runs: the names never depend on the run; the choice skips, with a reason.
 
-#include "ranktest/internal/instance_plan.h"
+#include "plan/instance_plan.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

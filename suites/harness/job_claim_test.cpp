@@ -1,7 +1,7 @@
 // The ranks of a launched job claim its store for the job before anything
 // else (job_claim.h): a rank of another job that reaches it is refused.
 
-#include "ranktest/internal/job_claim.h"
+#include "job/job_claim.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

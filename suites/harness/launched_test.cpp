@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "inner_run.h"
-#include "ranktest/internal/rendezvous.h"
+#include "process/rendezvous.h"
 #include "sanitizer_slowdown.h"
 
 namespace harness_suite {

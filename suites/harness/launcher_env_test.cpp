@@ -2,7 +2,7 @@
 // complete, partial and inconsistent. srun cannot run here; its parsing is
 // tested on the variables it documents.
 
-#include "ranktest/internal/launcher_env.h"
+#include "job/launcher_env.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Node layouts worked out from each rank's host: blocks as torchrun and
 // mpirun's default place them, round-robin, uneven nodes.
 
-#include "ranktest/internal/node_layout.h"
+#include "job/node_layout.h"
 
 #include <gtest/gtest.h>
 

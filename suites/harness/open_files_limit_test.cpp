@@ -1,7 +1,7 @@
 // Too few descriptors (RLIMIT_NOFILE): a test fails at once with the limit
 // and how to raise it, never at its deadline, and leaves nothing behind.
 
-#include "ranktest/internal/open_files_limit.h"
+#include "plan/open_files_limit.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

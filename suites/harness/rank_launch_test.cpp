@@ -1,7 +1,7 @@
 // The rank launch flag: every field survives the trip to a spawned rank, the
 // node placement of a launched rank included, and a cut flag is refused.
 
-#include "ranktest/internal/rank_launch.h"
+#include "wire/rank_launch.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // whatever the chunking of the pipe, and a record that does not decode is
 // reported, never dropped.
 
-#include "ranktest/internal/record.h"
+#include "wire/record.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // The TCP rendezvous has no server thread while the parent forks its ranks:
 // a forked child inherits every lock another thread holds at the fork.
 
-#include "ranktest/internal/rendezvous.h"
+#include "process/rendezvous.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ranktest/internal/process_facts.h"
+#include "process/process_facts.h"
 #include "torch_compat/tcp_store.h"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "inner_run.h"
-#include "ranktest/internal/number_text.h"
+#include "wire/number_text.h"
 
 namespace harness_suite {
 namespace {

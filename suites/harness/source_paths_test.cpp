@@ -1,6 +1,6 @@
 // Paths inside ranktest's own tree read relative to it; others stay.
 
-#include "ranktest/internal/source_paths.h"
+#include "verdict/source_paths.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Library frames fold into one line per run; the test's frames and ranktest's
 // own stay in full; very long template names are shortened.
 
-#include "ranktest/internal/stack_folding.h"
+#include "verdict/stack_folding.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // A rank's frames become "function at file:line" where the executable knows
 // them, and stay as written everywhere else.
 
-#include "ranktest/internal/stack_symbols.h"
+#include "verdict/stack_symbols.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

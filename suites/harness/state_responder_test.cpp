@@ -2,7 +2,7 @@
 // and its main thread's stack while that thread waits; no answer once it
 // stopped answering; no poll while it is paused for a fork.
 
-#include "ranktest/internal/state_responder.h"
+#include "job/state_responder.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // What every rank of a launched job reports where its ranks are not at the
 // same distributed test (test_agreement.h).
 
-#include "ranktest/internal/test_agreement.h"
+#include "job/test_agreement.h"
 
 #include <gtest/gtest.h>
 

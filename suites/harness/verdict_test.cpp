@@ -3,7 +3,7 @@
 // because a peer went away are collapsed under it; other ranks that failed
 // on their own follow, in the order they failed.
 
-#include "ranktest/internal/verdict.h"
+#include "verdict/verdict.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 #include <chrono>
 #include <string>
 
-#include "ranktest/internal/source_paths.h"
 #include "ranktest/settings.h"
 #include "ranktest/skip_codes.h"
+#include "verdict/source_paths.h"
 
 namespace harness_suite {
 namespace {
@@ -229,14 +229,14 @@ TEST(HarnessVerdict, RanktestsOwnPathsAreRelativeToItsTree) {
   RankReport r = failedRank(1, 1ms, "message", 10);
   r.failures[0].file = file;
   r.stack = {"[ranktest] stack of rank 1 (pid 9, where)",
-             "f() at " + sourceRoot() + "harness/src/rank_runner.cpp:120",
+             "f() at " + sourceRoot() + "harness/src/rank/rank_runner.cpp:120",
              "g() at /home/user/project/hook.cpp:31",
              "[ranktest] end of stack"};
   const Verdict v = judgeRanks({passedRank(0), r});
   ASSERT_EQ(v.failures.size(), 1U);
   EXPECT_THAT(v.failures[0].text,
               AllOf(HasSubstr("gtest failure at suites/harness/x_test.cpp:10"),
-                    HasSubstr("f() at harness/src/rank_runner.cpp:120"),
+                    HasSubstr("f() at harness/src/rank/rank_runner.cpp:120"),
                     HasSubstr("g() at /home/user/project/hook.cpp:31"),
                     Not(HasSubstr(sourceRoot()))));
   // Where gtest points stays a path an IDE opens.

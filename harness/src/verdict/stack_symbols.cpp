@@ -1,0 +1,116 @@
+#include "verdict/stack_symbols.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace ranktest::internal {
+namespace {
+
+// Runs `command` and returns its stdout; "" if it could not run or failed.
+std::string capture(const std::string& command) {
+  // Through a shell on purpose: addr2line's arguments are quoted
+  // (shellQuote), and none comes from outside this process.
+  // NOLINTNEXTLINE(bugprone-command-processor)
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"),
+                                             ::pclose);
+  if (!pipe) return "";
+  std::string out;
+  std::array<char, 4096> chunk{};
+  std::size_t n;
+  while ((n = std::fread(chunk.data(), 1, chunk.size(), pipe.get())) > 0) {
+    out.append(chunk.data(), n);
+  }
+  return ::pclose(pipe.release()) == 0 ? out : "";
+}
+
+std::string shellQuote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// addr2line -a -f -C -i: per address, "0x<address>" then pairs of lines,
+// function and file:line, innermost inlined call first.
+std::map<long, std::vector<std::string>> parseAddr2line(
+    const std::string& output) {
+  std::map<long, std::vector<std::string>> lines_of;
+  std::istringstream in(output);
+  std::string line;
+  std::vector<std::string>* current = nullptr;
+  std::string function;
+  bool expect_function = true;
+  while (std::getline(in, line)) {
+    if (line.rfind("0x", 0) == 0) {
+      current = &lines_of[std::strtol(line.c_str(), nullptr, 16)];
+      expect_function = true;
+      continue;
+    }
+    if (current == nullptr) continue;
+    if (expect_function) {
+      function = line;
+    } else if (line.rfind("??", 0) != 0) {
+      // "file:line" or "file:line (discriminator N)".
+      current->push_back(function + " at " + line.substr(0, line.find(' ')));
+    }
+    expect_function = !expect_function;
+  }
+  return lines_of;
+}
+
+}  // namespace
+
+RawFrame parseFrame(const std::string& line) {
+  RawFrame frame;
+  frame.text = line;
+  if (line.rfind(kExeFrameToken, 0) != 0) return frame;
+  const std::size_t start = sizeof(kExeFrameToken) - 1;
+  const std::size_t space = line.find(' ', start);
+  char* end = nullptr;
+  const long offset = std::strtol(line.c_str() + start, &end, 16);
+  if (end != line.c_str() + start) frame.offset = offset;
+  frame.text = space == std::string::npos ? "" : line.substr(space + 1);
+  return frame;
+}
+
+std::vector<std::string> symbolizeFrames(const std::vector<RawFrame>& frames,
+                                         const std::string& exe) {
+  std::string addresses;
+  for (const RawFrame& f : frames) {
+    if (f.offset >= 0) {
+      std::ostringstream hex;
+      hex << " 0x" << std::hex << f.offset;
+      addresses += hex.str();
+    }
+  }
+  std::map<long, std::vector<std::string>> lines_of;
+  if (!exe.empty() && !addresses.empty()) {
+    lines_of =
+        parseAddr2line(capture("addr2line -a -f -C -i -e " + shellQuote(exe) +
+                               addresses + " 2>/dev/null"));
+  }
+  std::vector<std::string> out;
+  for (const RawFrame& f : frames) {
+    const auto found = f.offset >= 0 ? lines_of.find(f.offset) : lines_of.end();
+    if (found == lines_of.end() || found->second.empty()) {
+      out.push_back(f.text);
+      continue;
+    }
+    for (const std::string& line : found->second) out.push_back(line);
+  }
+  return out;
+}
+
+std::string ownExecutable() {
+  char path[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof(path) - 1);
+  return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : "";
+}
+
+}  // namespace ranktest::internal

@@ -1,0 +1,45 @@
+#include "wire/host_port.h"
+
+#include <stdexcept>
+
+namespace ranktest::internal {
+
+std::string unbracketed(const std::string& host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    return host.substr(1, host.size() - 2);
+  }
+  return host;
+}
+
+std::string joinHostPort(const std::string& host, int port) {
+  const std::string bare = unbracketed(host);
+  const std::string shown =
+      bare.find(':') == std::string::npos ? bare : "[" + bare + "]";
+  return shown + ":" + std::to_string(port);
+}
+
+HostPort splitHostPort(const std::string& address) {
+  const std::size_t colon = address.rfind(':');
+  const auto malformed = [&] {
+    return std::invalid_argument("ranktest: the store address '" + address +
+                                 "' is not host:port");
+  };
+  if (colon == std::string::npos || colon == 0) throw malformed();
+  const std::string port = address.substr(colon + 1);
+  const std::string host = address.substr(0, colon);
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos) {
+    throw malformed();
+  }
+  const int value = std::stoi(port);
+  // An IPv6 host must be in brackets: "fd00::1" alone reads as host
+  // "fd00:" and port 1.
+  const bool bracketed = host.front() == '[' && host.back() == ']';
+  if (value < 1 || value > 65535 || host == "[]" ||
+      (!bracketed && host.find_first_of("[]:") != std::string::npos)) {
+    throw malformed();
+  }
+  return HostPort{unbracketed(host), value};
+}
+
+}  // namespace ranktest::internal
