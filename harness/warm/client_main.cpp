@@ -154,6 +154,22 @@ int idleMilliseconds() {
   std::exit(1);
 }
 
+// A connection to the warm process at `name`, which is started first where
+// none listens; -1 where it still cannot be reached (the caller tries
+// again). Where it cannot start, or its ctest run is ending, this process
+// runs the test itself or ends.
+int connectOrStart(const std::string& binary,
+                   const std::vector<std::string>& args,
+                   const std::string& name, pid_t owner, int idle_ms) {
+  const int fd = connectToAbstract(name);
+  if (fd >= 0) return fd;
+  const ranktest::warm::WarmStart start = ranktest::warm::startWarmProcess(
+      binary, name, owner, args.size(), idle_ms);
+  if (start.outcome == "ending") endWithTheRun(binary);
+  if (start.outcome == "cannot") runDirectlyBecause(start.reason, binary, args);
+  return connectToAbstract(name);
+}
+
 int runWarm(const std::string& binary, const std::vector<std::string>& args) {
   const std::optional<ranktest::internal::FileIdentity> identity =
       ranktest::internal::identifyFile(binary);
@@ -171,16 +187,8 @@ int runWarm(const std::string& binary, const std::vector<std::string>& args) {
 
   std::string last_problem = "it was not reached";
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    int fd = connectToAbstract(name);
-    if (fd < 0) {
-      const ranktest::warm::WarmStart start = ranktest::warm::startWarmProcess(
-          binary, name, owner, args.size(), idle_ms);
-      if (start.outcome == "ending") endWithTheRun(binary);
-      if (start.outcome == "cannot")
-        runDirectlyBecause(start.reason, binary, args);
-      fd = connectToAbstract(name);
-      if (fd < 0) continue;
-    }
+    const int fd = connectOrStart(binary, args, name, owner, idle_ms);
+    if (fd < 0) continue;
     if (ranktest::internal::peerUid(fd) != static_cast<long>(::getuid())) {
       runDirectlyBecause("its socket belongs to another user", binary, args);
     }

@@ -112,6 +112,11 @@ class WarmServer {
   void reap(Connection& connection);
   void stop(RunningTest& test);
   void stopListening();
+  // The ctest run that owns this process ended: stop every test, take no
+  // more, and exit once they are reaped.
+  void drainForOwnersEnd();
+  // SIGKILL to each test stopped a grace ago that still runs.
+  void killTestsPastTheirGrace();
   void closeInChild();
   bool finished() const;  // nothing runs, and nothing will
 
@@ -277,16 +282,7 @@ ChildStart WarmServer::serve(std::size_t argument_count) {
       return short{0};
     };
 
-    if (owner_pidfd_ >= 0 && events(owner_pidfd_) != 0) {
-      // The ctest run is over: stop what still runs, then exit.
-      ::close(owner_pidfd_);
-      owner_pidfd_ = -1;
-      draining_ = true;
-      stopListening();
-      for (Connection& c : connections_) {
-        if (c.test) stop(*c.test);
-      }
-    }
+    if (owner_pidfd_ >= 0 && events(owner_pidfd_) != 0) drainForOwnersEnd();
     for (Connection& c : connections_) {
       if (c.test && events(c.test->pidfd) != 0) reap(c);
       if (c.fd < 0 || events(c.fd) == 0) continue;
@@ -301,12 +297,27 @@ ChildStart WarmServer::serve(std::size_t argument_count) {
       c.fd = -1;
       stop(*c.test);
     }
-    for (Connection& c : connections_) {
-      if (c.test && c.test->kill_at && Clock::now() >= *c.test->kill_at) {
-        ::kill(c.test->pid, SIGKILL);
-      }
-    }
+    killTestsPastTheirGrace();
     if (listen_fd_ >= 0 && (events(listen_fd_) & POLLIN) != 0) accept();
+  }
+}
+
+void WarmServer::drainForOwnersEnd() {
+  // The ctest run is over: stop what still runs, then exit.
+  ::close(owner_pidfd_);
+  owner_pidfd_ = -1;
+  draining_ = true;
+  stopListening();
+  for (Connection& c : connections_) {
+    if (c.test) stop(*c.test);
+  }
+}
+
+void WarmServer::killTestsPastTheirGrace() {
+  for (Connection& c : connections_) {
+    if (c.test && c.test->kill_at && Clock::now() >= *c.test->kill_at) {
+      ::kill(c.test->pid, SIGKILL);
+    }
   }
 }
 

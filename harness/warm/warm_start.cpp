@@ -49,6 +49,55 @@ constexpr int kReadyFd = 3;
   ::_exit(127);
 }
 
+// The warm process's answer on `ready_fd`, within kStartLimit: its second
+// line (the first is its pid, for stopping one that stays silent).
+WarmStart readTheAnswer(int ready_fd) {
+  // Its answer is the second line; the first is its pid.
+  std::string said;
+  const auto give_up = std::chrono::steady_clock::now() + kStartLimit;
+  WarmStart start{"cannot", "it exited while starting"};
+  for (;;) {
+    const std::size_t first_end = said.find('\n');
+    const std::size_t second_end = first_end == std::string::npos
+                                       ? std::string::npos
+                                       : said.find('\n', first_end + 1);
+    if (second_end != std::string::npos) {
+      const std::string answer =
+          said.substr(first_end + 1, second_end - first_end - 1);
+      const std::size_t space = answer.find(' ');
+      start.outcome = answer.substr(0, space);
+      start.reason = space == std::string::npos ? "" : answer.substr(space + 1);
+      break;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        give_up - std::chrono::steady_clock::now());
+    pollfd fd{ready_fd, POLLIN, 0};
+    const int polled =
+        left.count() <= 0 ? 0 : ::poll(&fd, 1, static_cast<int>(left.count()));
+    // A signal (forwarded to the test once it runs) must not turn the
+    // bounded wait into read()'s unbounded one.
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled == 0) {
+      // Silent past the limit: stop it (its first line, once whole, is
+      // "pid N").
+      const auto pid =
+          first_end == std::string::npos
+              ? std::nullopt
+              : internal::numberAfter(said.substr(0, first_end), "pid ");
+      if (pid) ::kill(static_cast<pid_t>(*pid), SIGKILL);
+      start = {"cannot", "it did not answer within " +
+                             std::to_string(kStartLimit.count()) + " s"};
+      break;
+    }
+    char chunk[256];
+    const ssize_t n = internal::retryOnEintr(
+        [&] { return ::read(ready_fd, chunk, sizeof(chunk)); });
+    if (n <= 0) break;
+    said.append(chunk, static_cast<std::size_t>(n));
+  }
+  return start;
+}
+
 }  // namespace
 
 WarmStart startWarmProcess(const std::string& binary,
@@ -90,49 +139,7 @@ WarmStart startWarmProcess(const std::string& binary,
   }
   ::waitpid(session_leader, nullptr, 0);
 
-  // Its answer is the second line; the first is its pid.
-  std::string said;
-  const auto give_up = std::chrono::steady_clock::now() + kStartLimit;
-  WarmStart start{"cannot", "it exited while starting"};
-  for (;;) {
-    const std::size_t first_end = said.find('\n');
-    const std::size_t second_end = first_end == std::string::npos
-                                       ? std::string::npos
-                                       : said.find('\n', first_end + 1);
-    if (second_end != std::string::npos) {
-      const std::string answer =
-          said.substr(first_end + 1, second_end - first_end - 1);
-      const std::size_t space = answer.find(' ');
-      start.outcome = answer.substr(0, space);
-      start.reason = space == std::string::npos ? "" : answer.substr(space + 1);
-      break;
-    }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        give_up - std::chrono::steady_clock::now());
-    pollfd fd{ready[0], POLLIN, 0};
-    const int polled =
-        left.count() <= 0 ? 0 : ::poll(&fd, 1, static_cast<int>(left.count()));
-    // A signal (forwarded to the test once it runs) must not turn the
-    // bounded wait into read()'s unbounded one.
-    if (polled < 0 && errno == EINTR) continue;
-    if (polled == 0) {
-      // Silent past the limit: stop it (its first line, once whole, is
-      // "pid N").
-      const auto pid =
-          first_end == std::string::npos
-              ? std::nullopt
-              : internal::numberAfter(said.substr(0, first_end), "pid ");
-      if (pid) ::kill(static_cast<pid_t>(*pid), SIGKILL);
-      start = {"cannot", "it did not answer within " +
-                             std::to_string(kStartLimit.count()) + " s"};
-      break;
-    }
-    char chunk[256];
-    const ssize_t n = internal::retryOnEintr(
-        [&] { return ::read(ready[0], chunk, sizeof(chunk)); });
-    if (n <= 0) break;
-    said.append(chunk, static_cast<std::size_t>(n));
-  }
+  WarmStart start = readTheAnswer(ready[0]);
   ::close(ready[0]);
   if (start.outcome != "ready" && start.outcome != "busy" &&
       start.outcome != "ending" && start.outcome != "cannot") {

@@ -99,6 +99,18 @@ class LaunchedJob {
  private:
   // finish()'s exchange with the other ranks; throws where the store fails.
   int agreeOnTheEnd(int exit_code);
+  // Its two sides: rank 0 hears that every rank's tests are over, says the
+  // job's code and hears that each read it; another rank says its tests
+  // are over and waits for the code. Each returns the job's code.
+  int endAsRankZero(int exit_code);
+  int endAsOtherRank(int exit_code);
+  // Rank 0 waits up to 30 s for each rank not given up on to set key(rank)
+  // (`what`, for the failure where it does not, which makes `job_code`
+  // non-zero); false where this rank was interrupted meanwhile.
+  bool hearFromEveryRank(std::string (*key)(int), const std::string& what,
+                         int& job_code);
+  // One more line of endFailures().
+  void addEndFailure(const std::string& line);
 
   // run()'s steps, in order, on the test at hand (`Round`): every rank at
   // the same test (or the reports of a test that did not start); the ranks'
@@ -130,6 +142,13 @@ class LaunchedJob {
   };
 
   LaunchedJob(LaunchedRank launched, std::string store_address);
+
+  // join()'s connection to the job's store at `host`:`port` (served by this
+  // rank's sentinel where `serve`), claimed for this job, with the state
+  // responder on a second connection and the store watchdog on it; throws,
+  // naming the store, where it cannot.
+  void connect(const std::string& host, int port,
+               std::chrono::milliseconds timeout, bool serve);
 
   // Publishes where this rank runs, once per rank: a second process with
   // this rank throws, and fails the job's forming for every rank.

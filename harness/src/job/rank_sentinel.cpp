@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "job/attempt_store.h"
+#include "job/liveness_periods.h"
 #include "process/process_facts.h"
 #include "rank/exception_chain.h"
 #include "ranktest/settings.h"
@@ -26,11 +27,6 @@ namespace ranktest::internal {
 namespace {
 
 using namespace std::chrono_literals;
-
-constexpr auto kSentinelPoll = 300ms;  // how often a sentinel looks
-// How long past the peer silence a rank may stay stopped (SIGSTOP) before
-// its sentinel ends it.
-constexpr std::chrono::seconds kStoppedBeyondSilence{5};
 
 void say(const std::string& text) {
   const ssize_t ignored = ::write(STDERR_FILENO, text.data(), text.size());
@@ -108,7 +104,7 @@ void serveIfAsked(const std::string& host, const c10d::TCPStoreOptions& options,
       const auto store = attemptStore(
           c10::make_intrusive<c10d::TCPStore>(host, options), restart_count);
       for (;;) {
-        std::this_thread::sleep_for(kSentinelPoll);
+        std::this_thread::sleep_for(liveness::kSentinel);
         if (!store->check({keys::endRank(rank)})) continue;
         const std::vector<uint8_t> reason = store->get(keys::endRank(rank));
         const bool stopped = processState(rank_pid) == 'T';
@@ -128,10 +124,11 @@ void serveIfAsked(const std::string& host, const c10d::TCPStoreOptions& options,
   // silence) even where they cannot say so: its host cut off from the
   // store, or its own process serving it (no sentinel could).
   const std::chrono::milliseconds silence = settings().peer_silence;
-  const std::chrono::milliseconds limit = silence + kStoppedBeyondSilence;
+  const std::chrono::milliseconds limit =
+      silence + liveness::kStoppedBeyondSilence;
   auto running = std::chrono::steady_clock::now();
   for (;;) {
-    std::this_thread::sleep_for(kSentinelPoll);
+    std::this_thread::sleep_for(liveness::kSentinel);
     if (processState(rank_pid) != 'T') {
       running = std::chrono::steady_clock::now();
     } else if (std::chrono::steady_clock::now() - running >= limit) {

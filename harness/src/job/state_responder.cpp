@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "job/liveness_periods.h"
 #include "wire/check.h"
 #include "wire/store_keys.h"
 
@@ -20,7 +21,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr auto kQuestionPoll = 200ms;  // how often a rank looks for a question
 constexpr int kMaxMainFrames = 64;
 
 // The main thread's frames, written by the handler that runs on it; the pipe
@@ -153,7 +153,7 @@ void StateResponder::serve() {
       return;  // the store is gone: the job is over
     }
     polling.unlock();
-    std::this_thread::sleep_for(kQuestionPoll);
+    std::this_thread::sleep_for(liveness::kBeat);
   }
 }
 

@@ -3,16 +3,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "job/liveness_periods.h"
 #include "wire/duration_text.h"
 
 namespace ranktest::internal {
-namespace {
-
-using namespace std::chrono_literals;
-
-constexpr auto kCheck = 100ms;
-
-}  // namespace
 
 StoreWatchdog::StoreWatchdog(const StateResponder& responder, std::string who,
                              std::string store_address,
@@ -36,7 +30,7 @@ void StoreWatchdog::watch() {
     const std::chrono::milliseconds silent = responder_.silence();
     if (silent >= grace_) giveUp(silent);
     stopIfTheLauncherIsGone();
-    std::this_thread::sleep_for(kCheck);
+    std::this_thread::sleep_for(liveness::kWatch);
   }
 }
 

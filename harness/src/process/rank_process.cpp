@@ -169,6 +169,51 @@ void prepareChild(pid_t parent, int output, int result, int control,
   }
 }
 
+// What a spawned rank is exec'ed with: this binary's own arguments (less
+// the ones only the parent takes), its test and its RankLaunch; the
+// environment less the parent's own variables, with the spawned marker.
+// argv and envp point into `arguments` and environ: built in place.
+struct SpawnCommand {
+  std::vector<std::string> arguments;
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+};
+
+void buildSpawnCommand(const RankLaunch& launch, SpawnCommand& command) {
+  command.arguments.push_back(g_arguments[0]);
+  for (std::size_t i = 1; i < g_arguments.size(); ++i) {
+    if (!dropForRank(g_arguments[i])) {
+      command.arguments.push_back(g_arguments[i]);
+    }
+  }
+  const std::string name = launch.test.empty() ? "-" : launch.test;
+  command.arguments.push_back("--gtest_filter=" + name);
+  command.arguments.push_back(kRankFlag + encodeRankLaunch(launch));
+  for (std::string& a : command.arguments) command.argv.push_back(a.data());
+  command.argv.push_back(nullptr);
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    if (!dropFromEnvironment(*entry)) command.envp.push_back(*entry);
+  }
+  static std::string spawned_marker = [] {
+    // Appended, not `+`: GCC 12 warns falsely (-Warray-bounds) on the sum.
+    std::string marker(kSpawnedEnv);
+    marker.append("=1");
+    return marker;
+  }();
+  command.envp.push_back(spawned_marker.data());
+  command.envp.push_back(nullptr);
+}
+
+// In the forked child: becomes the spawned rank, in the directory the
+// binary started in. Async-signal-safe.
+[[noreturn]] void execSpawnedRank(const SpawnCommand& command) {
+  if (!g_start_directory.empty() && ::chdir(g_start_directory.c_str()) != 0) {
+    ::_exit(kTestErrorExitCode);
+  }
+  ::execve("/proc/self/exe", command.argv.data(), command.envp.data());
+  ::_exit(127);
+}
+
 }  // namespace
 
 void setOriginalArguments(int argc, char** argv) {
@@ -182,14 +227,13 @@ bool haveOriginalArguments() { return !g_arguments.empty(); }
 std::unique_ptr<RankProcess> RankProcess::start(
     const RankLaunch& launch, StartMethod method, int store_file_fd,
     bool reusable, const std::function<void()>& forked_main) {
-  if (method == StartMethod::kSpawn && forked_main) {
-    RANKTEST_FAIL_STATE("ranktest: a body given in memory can only be forked");
-  }
-  if (method == StartMethod::kSpawn && !haveOriginalArguments()) {
-    RANKTEST_FAIL_STATE(
-        "ranktest: spawn start method needs ranktest::init(&argc, argv) in "
-        "main (or link ranktest::main)");
-  }
+  const bool spawn = method == StartMethod::kSpawn;
+  RANKTEST_CHECK_STATE(!spawn || !forked_main,
+                       "ranktest: a body given in memory can only be forked");
+  RANKTEST_CHECK_STATE(
+      !spawn || haveOriginalArguments(),
+      "ranktest: spawn start method needs ranktest::init(&argc, argv) in "
+      "main (or link ranktest::main)");
   checkOpenFilesLimit(launch.world_size,
                       reusable && launch.store.rfind("tcp:", 0) == 0);
   Pipe output = makePipe();
@@ -198,49 +242,16 @@ std::unique_ptr<RankProcess> RankProcess::start(
 
   // Everything exec needs is built before fork: the child may only make
   // async-signal-safe calls.
-  std::vector<std::string> arguments;
-  std::vector<char*> argv;
-  std::vector<char*> envp;
-  if (method == StartMethod::kSpawn) {
-    arguments.push_back(g_arguments[0]);
-    for (std::size_t i = 1; i < g_arguments.size(); ++i) {
-      if (!dropForRank(g_arguments[i])) arguments.push_back(g_arguments[i]);
-    }
-    const std::string name = launch.test.empty() ? "-" : launch.test;
-    arguments.push_back("--gtest_filter=" + name);
-    arguments.push_back(kRankFlag + encodeRankLaunch(launch));
-    for (std::string& a : arguments) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    for (char** entry = environ; *entry != nullptr; ++entry) {
-      if (!dropFromEnvironment(*entry)) envp.push_back(*entry);
-    }
-    static std::string spawned_marker = [] {
-      // Appended, not `+`: GCC 12 warns falsely (-Warray-bounds) on the sum.
-      std::string marker(kSpawnedEnv);
-      marker.append("=1");
-      return marker;
-    }();
-    envp.push_back(spawned_marker.data());
-    envp.push_back(nullptr);
-  }
+  SpawnCommand command;
+  if (spawn) buildSpawnCommand(launch, command);
 
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) {
-    RANKTEST_FAIL(std::string("ranktest: fork failed: ") +
-                  std::strerror(errno));
-  }
+  RANKTEST_CHECK_ERRNO(pid >= 0, "ranktest: fork failed");
   if (pid == 0) {
     prepareChild(parent, output.write, result.write, control.read,
                  store_file_fd);
-    if (method == StartMethod::kSpawn) {
-      if (!g_start_directory.empty()) {
-        if (::chdir(g_start_directory.c_str()) != 0)
-          ::_exit(kTestErrorExitCode);
-      }
-      ::execve("/proc/self/exe", argv.data(), envp.data());
-      ::_exit(127);
-    }
+    if (spawn) execSpawnedRank(command);
     // OpenMP's threads are not forked: a child whose parent ran a parallel
     // region (a plain test before this one) waits forever for them in its
     // first one. With one thread ATen opens none; torchrun too gives each
@@ -253,14 +264,14 @@ std::unique_ptr<RankProcess> RankProcess::start(
     runRankProcess(launch);
   }
 
-  auto process = std::unique_ptr<RankProcess>(new RankProcess);
-  process->rank_ = launch.rank;
-  process->pid_ = pid;
   // Also from the parent, so that kill(-pid) works even before the child ran.
   ::setpgid(pid, pid);
   closeFd(output.write);
   closeFd(result.write);
   closeFd(control.read);
+  auto process = std::unique_ptr<RankProcess>(new RankProcess);
+  process->rank_ = launch.rank;
+  process->pid_ = pid;
   process->output_fd_ = output.read;
   process->result_fd_ = result.read;
   process->control_fd_ = control.write;

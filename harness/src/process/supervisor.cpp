@@ -53,21 +53,7 @@ class Supervisor {
         interrupted_by = signal_number;
         break;
       }
-      if (!peers_of_crash_stopped_) {
-        if (WatchedRank* crashing = inCrashHandler()) {
-          stopPeersOfCrash(*crashing);
-        }
-      }
-      if (WatchedRank* failed = firstFailed()) {
-        // Only a crash: an ordinary failure stops the others at once.
-        if (failed->report.end == RankReport::End::kSignaled &&
-            !peers_of_crash_stopped_) {
-          stopPeersOfCrash(*failed);
-        }
-        stopUnresolved("rank " + std::to_string(failed->report.rank) +
-                       " failed");
-        break;
-      }
+      if (stoppedAtAFailure()) break;
       if (options_.stop_check && Clock::now() >= next_stop_check) {
         next_stop_check = Clock::now() + options_.stop_check_interval;
         if (const std::optional<std::string> why = options_.stop_check()) {
@@ -103,6 +89,25 @@ class Supervisor {
   }
 
  private:
+  // Where a rank crashes, asks its peers for their stacks (their hang notes
+  // say what they were in); where one failed, stops the others and says so.
+  bool stoppedAtAFailure() {
+    if (!peers_of_crash_stopped_) {
+      if (WatchedRank* crashing = inCrashHandler()) {
+        stopPeersOfCrash(*crashing);
+      }
+    }
+    WatchedRank* failed = firstFailed();
+    if (failed == nullptr) return false;
+    // Only a crash: an ordinary failure stops the others at once.
+    if (failed->report.end == RankReport::End::kSignaled &&
+        !peers_of_crash_stopped_) {
+      stopPeersOfCrash(*failed);
+    }
+    stopUnresolved("rank " + std::to_string(failed->report.rank) + " failed");
+    return true;
+  }
+
   // Reads whatever is ready, waiting at most until `wake`.
   void pollOnce(Clock::time_point wake) {
     std::vector<pollfd> fds;

@@ -237,65 +237,68 @@ std::string stoppedWithStacks(const SuperviseResult& result, int world) {
   return out;
 }
 
-Verdict judgeRanks(const RunDescription& run, const SuperviseResult& result) {
-  Verdict verdict;
+// The ranks of `result` that `pick` selects, grouped alike, each group
+// headed as still running.
+template <typename Pick>
+std::string stillRunningGroups(const SuperviseResult& result, Pick pick) {
   const int world = static_cast<int>(result.ranks.size());
-  if (result.interrupted_by != 0) {
-    std::string text = "[ranktest] interrupted by " +
-                       describeSignal(result.interrupted_by) + " after " +
-                       seconds(result.elapsed) +
-                       ": the ranks were stopped; the tests after this one "
-                       "do not run\n" +
-                       header(run, result);
-    Group running;
-    for (const RankReport& r : result.ranks) {
-      if (r.end == RankReport::End::kStopped && !r.failed()) {
-        running.push_back(&r);
-      }
-    }
-    for (const Group& group : groupAlike(running)) {
-      text +=
-          stillRunning(group, world) + groupDetails(group, !settings().verbose);
-    }
-    verdict.kind = Verdict::Kind::kFailed;
-    verdict.failures.push_back(failureAt(run, nullptr, text));
+  Group running;
+  for (const RankReport& r : result.ranks) {
+    if (pick(r)) running.push_back(&r);
   }
-  if (result.timed_out) {
-    std::string still;
-    for (const RankReport& r : result.ranks) {
-      if (r.end == RankReport::End::kTimedOut) {
-        still += (still.empty() ? "" : ", ") + std::to_string(r.rank);
-      }
-    }
-    const std::string ranks =
-        std::string("rank") +
-        (still.find(',') == std::string::npos ? " " : "s ") + still;
-    // Under a launcher the job gives up on a silent rank (stopped, or its
-    // host cut off) before the deadline: no time ran out.
-    std::string text =
-        result.elapsed < run.timeout
-            ? "[ranktest] the job gave up on " + ranks + " after " +
-                  seconds(result.elapsed) + ", before the deadline (" +
-                  seconds(run.timeout) + "): silent, not finished\n"
-            : "[ranktest] timed out after " + seconds(result.elapsed) +
-                  " (deadline " + seconds(run.timeout) +
-                  "); still running: " + ranks + "\n";
-    text += header(run, result);
-    Group running;
-    for (const RankReport& r : result.ranks) {
-      if (r.end == RankReport::End::kTimedOut) running.push_back(&r);
-    }
-    for (const Group& group : groupAlike(running)) {
-      text +=
-          stillRunning(group, world) + groupDetails(group, !settings().verbose);
-    }
-    verdict.kind = Verdict::Kind::kFailed;
-    verdict.failures.push_back(failureAt(run, nullptr, text));
+  std::string text;
+  for (const Group& group : groupAlike(running)) {
+    text +=
+        stillRunning(group, world) + groupDetails(group, !settings().verbose);
   }
-  // Root cause first: the first rank to fail, in full, with the ranks that
-  // failed after it only because a peer went away collapsed below it; any
-  // other rank that failed on its own follows in full. Ranks that failed
-  // alike (alike_ranks.h) share one report, where the first of them stands.
+  return text;
+}
+
+std::string interruptedText(const RunDescription& run,
+                            const SuperviseResult& result) {
+  return "[ranktest] interrupted by " + describeSignal(result.interrupted_by) +
+         " after " + seconds(result.elapsed) +
+         ": the ranks were stopped; the tests after this one do not run\n" +
+         header(run, result) +
+         stillRunningGroups(result, [](const RankReport& r) {
+           return r.end == RankReport::End::kStopped && !r.failed();
+         });
+}
+
+std::string timedOutText(const RunDescription& run,
+                         const SuperviseResult& result) {
+  std::string still;
+  for (const RankReport& r : result.ranks) {
+    if (r.end == RankReport::End::kTimedOut) {
+      still += (still.empty() ? "" : ", ") + std::to_string(r.rank);
+    }
+  }
+  const std::string ranks =
+      std::string("rank") +
+      (still.find(',') == std::string::npos ? " " : "s ") + still;
+  // Under a launcher the job gives up on a silent rank (stopped, or its
+  // host cut off) before the deadline: no time ran out.
+  const std::string headline =
+      result.elapsed < run.timeout
+          ? "[ranktest] the job gave up on " + ranks + " after " +
+                seconds(result.elapsed) + ", before the deadline (" +
+                seconds(run.timeout) + "): silent, not finished\n"
+          : "[ranktest] timed out after " + seconds(result.elapsed) +
+                " (deadline " + seconds(run.timeout) +
+                "); still running: " + ranks + "\n";
+  return headline + header(run, result) +
+         stillRunningGroups(result, [](const RankReport& r) {
+           return r.end == RankReport::End::kTimedOut;
+         });
+}
+
+// Root cause first: the first rank to fail, in full, with the ranks that
+// failed after it only because a peer went away collapsed below it; any
+// other rank that failed on its own follows in full. Ranks that failed
+// alike (alike_ranks.h) share one report, where the first of them stands.
+void addRankFailures(const RunDescription& run, const SuperviseResult& result,
+                     Verdict& verdict) {
+  const int world = static_cast<int>(result.ranks.size());
   const std::vector<const RankReport*> failed = failedInOrder(result);
   std::vector<const RankReport*> collateral;
   Group own;
@@ -327,11 +330,15 @@ Verdict judgeRanks(const RunDescription& run, const SuperviseResult& result) {
     verdict.kind = Verdict::Kind::kFailed;
     verdict.failures.push_back(failureAt(run, &r, text));
   }
-  if (verdict.kind == Verdict::Kind::kFailed) return verdict;
+}
 
+// Where no rank failed: every rank skipped alike (the test is skipped), or
+// some skipped and others did not (a failure: they disagree).
+void judgeSkips(const RunDescription& run, const SuperviseResult& result,
+                Verdict& verdict) {
   std::size_t skipped = 0;
   for (const RankReport& r : result.ranks) skipped += r.skipped() ? 1 : 0;
-  if (skipped == 0) return verdict;
+  if (skipped == 0) return;
   const RankReport& first = result.ranks.front();
   bool alike = skipped == result.ranks.size();
   for (const RankReport& r : result.ranks) {
@@ -341,14 +348,30 @@ Verdict judgeRanks(const RunDescription& run, const SuperviseResult& result) {
   if (alike) {
     verdict.kind = Verdict::Kind::kSkipped;
     verdict.skip_message = describeSkip(*first.skip) + " [all " +
-                           std::to_string(world) + " ranks]";
-    return verdict;
+                           std::to_string(result.ranks.size()) + " ranks]";
+    return;
   }
-  std::string text =
-      "[ranktest] ranks disagree on skipping: " + othersLine(result, {}) +
-      "\n" + header(run, result);
   verdict.kind = Verdict::Kind::kFailed;
-  verdict.failures.push_back(failureAt(run, nullptr, text));
+  verdict.failures.push_back(failureAt(
+      run, nullptr,
+      "[ranktest] ranks disagree on skipping: " + othersLine(result, {}) +
+          "\n" + header(run, result)));
+}
+
+Verdict judgeRanks(const RunDescription& run, const SuperviseResult& result) {
+  Verdict verdict;
+  if (result.interrupted_by != 0) {
+    verdict.kind = Verdict::Kind::kFailed;
+    verdict.failures.push_back(
+        failureAt(run, nullptr, interruptedText(run, result)));
+  }
+  if (result.timed_out) {
+    verdict.kind = Verdict::Kind::kFailed;
+    verdict.failures.push_back(
+        failureAt(run, nullptr, timedOutText(run, result)));
+  }
+  addRankFailures(run, result, verdict);
+  if (verdict.kind != Verdict::Kind::kFailed) judgeSkips(run, result, verdict);
   return verdict;
 }
 
