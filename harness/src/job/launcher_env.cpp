@@ -199,10 +199,17 @@ std::optional<LaunchedRank> pmi(const Environment& env) {
 // A port in [20000, 40000) for a job: below Linux's ephemeral ports. A
 // hash, so that jobs whose numbers differ by a multiple of the range (Slurm
 // numbers its jobs one after another) do not meet on one.
+// Below Linux's ephemeral ports (32768 and up by default): a derived port
+// in that range could be the local port of any outgoing connection on the
+// host (seen: a job's store port taken by another job's Gloo connection).
+constexpr int kFirstDerivedPort = 20000;
+constexpr int kDerivedPortsEnd = 32768;
+
 int portForJob(const std::string& job) {
   std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a
   for (const unsigned char c : job) hash = (hash ^ c) * 0x100000001b3ULL;
-  return 20000 + static_cast<int>(hash % 20000);
+  return kFirstDerivedPort +
+         static_cast<int>(hash % (kDerivedPortsEnd - kFirstDerivedPort));
 }
 
 }  // namespace
