@@ -17,9 +17,9 @@ namespace bench {
 // one intra-op thread (the ranks share the machine's cores). Throws
 // std::runtime_error with runRanks' message unless every rank passed.
 // Under a launcher (torchrun or mpirun, e.g. across ci/cluster's hosts)
-// this process is one rank of the job instead: body runs here, as that
-// rank, on a fresh Gloo group over the job's store, when `world_size` is
-// the job's; other sizes are skipped (rank 0 says so).
+// this process is one rank of the job instead (runRanks): body runs in its
+// one forked rank, on a fresh Gloo group over the job's store, when
+// `world_size` is the job's; other sizes are skipped (rank 0 says so).
 void inRanks(int world_size,
              const std::function<void(const ranktest::Rank&)>& body);
 

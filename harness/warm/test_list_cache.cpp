@@ -1,9 +1,8 @@
 #include "test_list_cache.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -12,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "process/program.h"
 #include "warm/build_identity.h"
 #include "warm/warm_protocol.h"
 #include "wire/retry_on_eintr.h"
@@ -55,36 +55,45 @@ std::optional<std::string> cachedListing(const std::string& cache_path,
   return listing.str();
 }
 
+// Static initialisation of a large binary (under a sanitizer, on a loaded
+// machine) may take long; a listing not done in this time is given up.
+constexpr std::chrono::seconds kListingLimit{120};
+
 struct ListingRun {
   int exit_code = 1;
   std::string listing;
 };
 
-ListingRun runListing(const std::string& binary, const std::string& mapped) {
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) return {};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(out[1], 1);
-    ::setenv(internal::kListMappedFilesVariable, mapped.c_str(), 1);
-    ::execl(binary.c_str(), binary.c_str(), "--gtest_list_tests", nullptr);
-    std::perror(binary.c_str());
-    ::_exit(127);
+ListingRun runListing(const std::string& binary, const std::string& mapped,
+                      char** envp) {
+  internal::ProgramCall call;
+  call.executable = binary;
+  call.arguments = {binary, "--gtest_list_tests"};
+  call.environment.emplace();
+  const std::string mapped_entry =
+      std::string(internal::kListMappedFilesVariable) + "=";
+  for (char** entry = envp; *entry != nullptr; ++entry) {
+    if (std::string(*entry).rfind(mapped_entry, 0) != 0) {
+      call.environment->emplace_back(*entry);
+    }
   }
-  ::close(out[1]);
+  call.environment->push_back(mapped_entry + mapped);
   ListingRun run;
-  char chunk[65536];
-  for (;;) {
-    const ssize_t n = internal::retryOnEintr(
-        [&] { return ::read(out[0], chunk, sizeof(chunk)); });
-    if (n <= 0) break;
-    run.listing.append(chunk, static_cast<std::size_t>(n));
+  try {
+    const internal::ProgramRun listed =
+        internal::runProgram(call, kListingLimit);
+    run.listing = listed.output;
+    run.exit_code =
+        listed.exit_code >= 0 ? listed.exit_code : 128 + listed.signal;
+    if (listed.timed_out) {
+      std::cerr << "ranktest_warm_client: " << binary
+                << " --gtest_list_tests did not end within "
+                << kListingLimit.count() << " s" << std::endl;
+    }
+  } catch (const std::exception& error) {
+    std::cerr << "ranktest_warm_client: " << error.what() << std::endl;
+    run.exit_code = 127;
   }
-  ::close(out[0]);
-  int status = 0;
-  internal::retryOnEintr([&] { return ::waitpid(pid, &status, 0); });
-  run.exit_code =
-      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return run;
 }
 
@@ -112,7 +121,7 @@ int printTestList(const std::string& cache_path, const std::string& binary,
   }
   const std::string suffix = "." + std::to_string(::getpid()) + ".tmp";
   const std::string mapped = cache_path + ".mapped" + suffix;
-  const ListingRun run = runListing(binary, mapped);
+  const ListingRun run = runListing(binary, mapped, envp);
   std::cout << run.listing << std::flush;
   const std::vector<std::string> mapped_paths = readLines(mapped);
   ::unlink(mapped.c_str());

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "process/program.h"
 #include "warm/warm_protocol.h"
 #include "wire/retry_on_eintr.h"
 
@@ -24,10 +25,11 @@ namespace {
 constexpr std::chrono::seconds kStartLimit{120};
 constexpr int kReadyFd = 3;
 
-// In the grandchild: becomes the warm process. Only async-signal-safe calls
-// between fork and exec, on memory prepared before the fork.
-[[noreturn]] void execWarmProcess(const char* binary, char* const* argv,
-                                  int ready_write, int open_files_limit) {
+// In the warm process's child before exec: nothing of ctest's (a warm
+// process holding a test's output pipe would keep ctest waiting for that
+// test's end until the warm process ended), the ready pipe at kReadyFd, and
+// its pid said on it first. Async-signal-safe.
+void prepareWarmChild(int ready_write, int exec_error_fd) {
   const int devnull = ::open("/dev/null", O_RDWR);
   for (int stream = 0; stream < 3; ++stream) ::dup2(devnull, stream);
   if (ready_write == kReadyFd) {
@@ -35,18 +37,10 @@ constexpr int kReadyFd = 3;
   } else {
     ::dup2(ready_write, kReadyFd);
   }
-  // Nothing of ctest's: a warm process holding a test's output pipe would
-  // keep ctest waiting for that test's end until the warm process ended.
-  // (close_range came with Linux 5.9; pidfd_open, which a warm process
-  // needs, with 5.3.)
-  if (::close_range(kReadyFd + 1, ~0U, 0) != 0) {
-    for (int fd = kReadyFd + 1; fd < open_files_limit; ++fd) ::close(fd);
-  }
+  internal::closeDescriptorsAbove(kReadyFd, exec_error_fd);
   char line[32];
   const int length = snprintf(line, sizeof(line), "pid %d\n", ::getpid());
   if (length > 0) (void)!::write(kReadyFd, line, static_cast<size_t>(length));
-  ::execv(binary, argv);
-  ::_exit(127);
 }
 
 // The warm process's answer on `ready_fd`, within kStartLimit: its second
@@ -108,27 +102,31 @@ WarmStart startWarmProcess(const std::string& binary,
   serve.ready_fd = kReadyFd;
   serve.owner = owner;
   serve.idle_ms = idle_ms;
-  std::vector<std::string> args{binary, internal::encodeServeFlag(serve)};
-  args.resize(2 + argument_count, internal::kWarmArgumentSlot);
-  std::vector<char*> argv;
-  argv.reserve(args.size() + 1);
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
+  internal::ProgramCall call;
+  call.executable = binary;
+  call.arguments = {binary, internal::encodeServeFlag(serve)};
+  call.arguments.resize(2 + argument_count, internal::kWarmArgumentSlot);
+  call.kept_descriptors = {kReadyFd};
 
-  const long max_fds = ::sysconf(_SC_OPEN_MAX);
-  const int open_files_limit =
-      max_fds > 0 && max_fds < (1 << 20) ? static_cast<int>(max_fds) : 1 << 20;
   int ready[2];
   if (::pipe2(ready, O_CLOEXEC) != 0) {
     return {"cannot", std::string("pipe2: ") + std::strerror(errno)};
   }
+  const int ready_write = ready[1];
+  call.child_setup = [ready_write](int exec_error_fd) {
+    prepareWarmChild(ready_write, exec_error_fd);
+  };
   const pid_t session_leader = ::fork();
   if (session_leader == 0) {
     // A session of its own (no terminal's signals), and not our child:
-    // the leader exits at once and the warm process is re-parented.
+    // the leader exits once it started it, and the warm process is
+    // re-parented. (This client has no other thread: the leader may start
+    // a program as any process would.)
     ::setsid();
-    if (::fork() == 0) {
-      execWarmProcess(binary.c_str(), argv.data(), ready[1], open_files_limit);
+    try {
+      internal::startProgram(call);
+    } catch (const std::exception&) {
+      ::_exit(1);
     }
     ::_exit(0);
   }

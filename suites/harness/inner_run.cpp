@@ -24,6 +24,7 @@
 #include <sstream>
 #include <utility>
 
+#include "process/program.h"
 #include "sanitizer_slowdown.h"
 
 extern char** environ;
@@ -82,24 +83,21 @@ void moveFdsInChild(std::initializer_list<std::pair<int, int>> moves) {
 pid_t startReaper(int lifeline, int inner_output, const std::string& root) {
   static const char kScript[] =
       "cat >/dev/null; cat <&3 >/dev/null; exec rm -rf -- \"$1\"";
-  std::string shell = "/bin/sh", dash_c = "-c", script = kScript,
-              name = "ranktest-selftest-reaper", path = root;
-  char* argv[] = {shell.data(), dash_c.data(), script.data(),
-                  name.data(),  path.data(),   nullptr};
+  ranktest::internal::ProgramCall call;
+  call.executable = "/bin/sh";
+  call.arguments = {"/bin/sh", "-c", kScript, "ranktest-selftest-reaper", root};
+  call.kept_descriptors = {3};
   const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork (reaper)");
-  if (pid == 0) {
+  call.child_setup = [lifeline, inner_output, devnull](int exec_error_fd) {
     ::setpgid(0, 0);
     for (int ignored : {SIGINT, SIGTERM, SIGHUP}) ::signal(ignored, SIG_IGN);
     moveFdsInChild({{lifeline, STDIN_FILENO},
                     {devnull, STDOUT_FILENO},
                     {devnull, STDERR_FILENO},
                     {inner_output, 3}});
-    ::syscall(SYS_close_range, 4, ~0U, 0);
-    ::execve(argv[0], argv, environ);
-    ::_exit(127);
-  }
+    ranktest::internal::closeDescriptorsAbove(3, exec_error_fd);
+  };
+  const pid_t pid = ranktest::internal::startProgram(call);
   ::close(devnull);
   return pid;
 }
@@ -182,11 +180,10 @@ InnerResult runInner(const InnerOptions& options) {
   args.push_back("--gtest_filter=" + options.filter);
   args.push_back("--gtest_output=xml:" + out + "/inner.xml");
   args.insert(args.end(), options.args.begin(), options.args.end());
-  std::vector<char*> argv, envp;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  ranktest::internal::ProgramCall call;
+  call.executable = args[0];
+  call.arguments = args;
+  call.environment = env;
 
   int pipe_fds[2];
   int lifeline[2];
@@ -206,12 +203,11 @@ InnerResult runInner(const InnerOptions& options) {
   }
   const auto start = Clock::now();
   const pid_t caller = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    prepareInnerChild(caller, pipe_fds[1], options);
-    ::execve(args[0].c_str(), argv.data(), envp.data());
-    ::_exit(127);
-  }
+  const int inner_output = pipe_fds[1];
+  call.child_setup = [caller, inner_output, &options](int) {
+    prepareInnerChild(caller, inner_output, options);
+  };
+  const pid_t pid = ranktest::internal::startProgram(call);
   ::close(pipe_fds[1]);
 
   InnerResult result;

@@ -4,6 +4,7 @@
 // rank ends with the same exit code while rank 0 alone prints and writes the
 // one XML. ci/setup installs both launchers; without one its tests skip.
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "inner_run.h"
+#include "process/program.h"
 #include "process/rendezvous.h"
 #include "sanitizer_slowdown.h"
 
@@ -710,15 +712,58 @@ TEST_F(HarnessLaunchedJoin, Ipv6MasterAddrFormsTheJob) {
   }
 }
 
+// runRanks in a program's own main, under a launcher: each process is one
+// rank of one job (before, each ran a job of its own of forked ranks), a
+// failing rank's message reaches every rank's result, and a run of another
+// size is skipped, saying so; nothing is left behind.
+TEST_P(HarnessLaunched, RunRanksIsOneRankOfOneJob) {
+  InnerOptions options;
+  options.binary = RANKTEST_RUN_RANKS_BINARY;
+  options.launcher = launcherCommand(GetParam(), 2);
+  options.env["RANKTEST_PEER_SILENCE"] = "4";
+  spawnUnderSanitizer(options);
+  options.limit = 120s * kSanitizerSlowdown;
+  const InnerResult r = runInner(options);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* rank : {"0", "1"}) {
+    const std::string me = std::string("[run_ranks_main rank ") + rank + "] ";
+    EXPECT_THAT(r.output, HasSubstr(me + "one job: passed")) << r.output;
+    EXPECT_THAT(r.output,
+                HasSubstr(me + "failing rank: failed, its message named"))
+        << r.output;
+    EXPECT_THAT(r.output,
+                HasSubstr(me + "other size: skipped ranktest::runRanks: a run "
+                               "of 3 ranks, but the launcher started 2"))
+        << r.output;
+  }
+  EXPECT_THAT(r.processes_left, IsEmpty()) << r.output;
+  EXPECT_THAT(filesLeftButPyTorchs(r), IsEmpty()) << r.output;
+}
+
+// Whether `unshare --net` works here (it needs CAP_SYS_ADMIN).
+bool canMakeANetworkNamespace() {
+  ranktest::internal::ProgramCall call;
+  call.executable = "/usr/bin/unshare";
+  call.arguments = {"unshare", "--net", "true"};
+  call.child_setup = [](int) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    if (devnull >= 0) ::dup2(devnull, STDERR_FILENO);
+  };
+  try {
+    return ranktest::internal::runProgram(call, std::chrono::seconds(10))
+               .exit_code == 0;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 // A MASTER_ADDR that resolves but that this host has no route to (here: a
 // rank alone in a network namespace of its own, whose only interface, lo,
 // is down) is refused at once, naming it, in rank 0 as in the others;
 // before, a loopback address stood in for this rank's, and rank 0 waited
 // out the join timeout for ranks that could never come.
 TEST(HarnessLaunchedRoute, MasterAddrWithoutARouteIsRefusedNamingIt) {
-  // A fixed command line.
-  // NOLINTNEXTLINE(bugprone-command-processor)
-  if (std::system("/usr/bin/unshare --net true >/dev/null 2>&1") != 0) {
+  if (!canMakeANetworkNamespace()) {
     GTEST_SKIP() << "this host cannot make a network namespace "
                     "(unshare --net needs CAP_SYS_ADMIN, as root has)";
   }
@@ -762,9 +807,7 @@ constexpr char kRouteOverLoopback[] =
 // In a network namespace of its own, where 198.51.100.0/24 routes over lo
 // and no address of it is this host's (nothing leaves the namespace).
 TEST(HarnessLaunchedRoute, MasterAddrOfAnotherHostIsRefusedInRankZero) {
-  // A fixed command line.
-  // NOLINTNEXTLINE(bugprone-command-processor)
-  if (std::system("/usr/bin/unshare --net true >/dev/null 2>&1") != 0) {
+  if (!canMakeANetworkNamespace()) {
     GTEST_SKIP() << "this host cannot make a network namespace "
                     "(unshare --net needs CAP_SYS_ADMIN, as root has)";
   }

@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
@@ -79,7 +80,35 @@ struct RunResult {
 // process, store file or port. Throws std::invalid_argument on bad options;
 // a variable ranktest reads (RANKTEST_*, WORLD_SIZE, BACKEND) that holds a
 // value it cannot use fails the run unstarted, as it fails every test.
+//
+// Under a launcher (torchrun, mpirun, srun) the process is one rank of the
+// launched job instead: it joins the job at its first runRanks (or
+// launchedJobPlace) and forks one rank, its own. Every process of the job
+// must make the same runRanks calls in the same order; each call is one
+// run of the job, with a fresh group, and returns the same result in every
+// rank (a failing rank's report in all of them). A run whose world_size is
+// not the job's is skipped, saying so, in every rank; store is the job's.
+// Call finishRanks() at the end. Under a launcher it cannot run inside a
+// googletest test (only rank 0 runs a plain test): that run fails, saying
+// so. Throws std::invalid_argument on a launcher's partial environment and
+// std::runtime_error where the job does not form.
 RunResult runRanks(const RunOptions& options,
                    const std::function<void(const Rank&)>& body);
+
+// This process's place in the job that a launcher started it in.
+struct LaunchedJobPlace {
+  int rank = 0;
+  int world_size = 0;
+};
+
+// Where a launcher started this process, joining its job on the first call
+// (as runRanks does); nullopt without a launcher. Throws as runRanks.
+std::optional<LaunchedJobPlace> launchedJobPlace();
+
+// After a program's last runRanks, with its exit code: under a launcher,
+// waits until every rank of the job is done and returns the job's exit code,
+// the same in every rank (the first non-zero of rank 0's and this rank's);
+// without one, returns `exit_code`.
+int finishRanks(int exit_code);
 
 }  // namespace ranktest

@@ -235,6 +235,10 @@ std::optional<std::string> LaunchedJob::published(const std::string& key) {
   return get(key);
 }
 
+std::chrono::milliseconds LaunchedJob::formingLimit() {
+  return settings().scaled(settings().default_timeout * 5);
+}
+
 LaunchedJob* LaunchedJob::current() { return currentJob(); }
 
 std::string LaunchedJob::describeJobFailure(const std::exception& error) const {

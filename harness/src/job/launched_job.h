@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -27,6 +28,7 @@
 #include "job/store_watchdog.h"
 #include "plan/registry.h"
 #include "process/supervisor.h"
+#include "ranktest/run_ranks.h"
 
 namespace ranktest::internal {
 
@@ -44,7 +46,12 @@ class LaunchedJob {
   // std::runtime_error when the store cannot be reached.
   static std::unique_ptr<LaunchedJob> join(std::chrono::milliseconds timeout);
 
-  // The job joined by init(), or nullptr.
+  // How long join() waits for the job to form by default: five default test
+  // deadlines (RANKTEST_TIMEOUT_SCALE applied), as every rank may first
+  // load a large binary on a loaded host.
+  static std::chrono::milliseconds formingLimit();
+
+  // The job joined by init() (or by runRanks), or nullptr.
   static LaunchedJob* current();
   static void setCurrent(std::unique_ptr<LaunchedJob> job);
 
@@ -70,8 +77,12 @@ class LaunchedJob {
   // once naming it. Throws std::runtime_error, naming what each rank runs,
   // where the ranks are not at the same test (another --gtest_filter or
   // binary); every later distributed test then throws it at once.
+  // `body`, where given, is what the rank's child runs instead of the
+  // registered test (runRanks under a launcher): it is forked, whatever
+  // t.options.start_method says.
   SuperviseResult run(const TestInstance& t, SuperviseOptions options,
-                      const std::optional<Skip>& local_skip);
+                      const std::optional<Skip>& local_skip,
+                      const std::function<void(const Rank&)>* body = nullptr);
 
   // After the last test, with this rank's exit code: rank 0 serves the store
   // until every rank is done (a rank silent for the peer silence is given up

@@ -11,6 +11,7 @@
 #include "job/test_agreement.h"
 #include "process/interrupt.h"
 #include "process/rank_process.h"
+#include "rank/rank_runner.h"
 #include "ranktest/settings.h"
 #include "verdict/verdict.h"
 #include "wire/check.h"
@@ -29,6 +30,8 @@ using namespace std::chrono_literals;
 // share.
 struct LaunchedJob::Round {
   const TestInstance& t;
+  // What the child runs where not the registered test (runRanks).
+  const std::function<void(const Rank&)>* body;
   SuperviseOptions options;
   int sequence;
   Clock::time_point start;
@@ -55,7 +58,8 @@ void LaunchedJob::phase(const Round& round, const std::string& what) {
 
 SuperviseResult LaunchedJob::run(const TestInstance& t,
                                  SuperviseOptions options,
-                                 const std::optional<Skip>& local_skip) {
+                                 const std::optional<Skip>& local_skip,
+                                 const std::function<void(const Rank&)>* body) {
   const int world = launched_.world_size;
   if (t.world_size != world) {
     RANKTEST_FAIL_STATE("ranktest: " + t.fullName() + " runs at " +
@@ -70,7 +74,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   // every rank lifts its deadline and waits as long as it takes.
   const std::chrono::milliseconds timeout = t.groupTimeout();
   options.timeout = timeout;
-  Round round{t, std::move(options), sequence_++, Clock::now(), timeout};
+  Round round{t, body, std::move(options), sequence_++, Clock::now(), timeout};
   if (auto not_started = agreeOnTheTest(round)) return *not_started;
   if (auto skipped = agreeOnSkips(round, local_skip)) return *skipped;
   const auto reports_due = round.dueFromNow();
@@ -186,11 +190,19 @@ RankReport LaunchedJob::superviseTheBody(Round& round, SuperviseResult& all) {
   launch.gloo_host = gloo_host_;
   launch.timeout = round.timeout;
   launch.debug_wait = settings().debug_rank == me;
-  launch.test = t.fullName();
+  launch.check_collectives = t.options.check_collectives;
   std::unique_ptr<RankProcess> child;
   {
     const auto paused = responder_->pauseForFork(kForkPauseLimit);
-    child = RankProcess::start(launch, t.options.start_method, -1, false);
+    if (round.body != nullptr) {
+      const std::function<void(const Rank&)>& body = *round.body;
+      child =
+          RankProcess::start(launch, StartMethod::kFork, -1, false,
+                             [launch, &body] { runRankBody(launch, body); });
+    } else {
+      launch.test = t.fullName();
+      child = RankProcess::start(launch, t.options.start_method, -1, false);
+    }
   }
   phase(round, "supervising its body in pid " + std::to_string(child->pid()));
   const std::string abort_key = keys::testAbort(round.sequence);

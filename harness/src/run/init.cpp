@@ -34,8 +34,7 @@ namespace {
 void joinLaunchedJob() {
   std::unique_ptr<internal::LaunchedJob> job;
   try {
-    job = internal::LaunchedJob::join(
-        settings().scaled(settings().default_timeout * 5));
+    job = internal::LaunchedJob::join(internal::LaunchedJob::formingLimit());
   } catch (const std::exception& error) {
     std::cerr << "[ranktest] " << error.what() << std::endl;
     std::exit(kTestErrorExitCode);

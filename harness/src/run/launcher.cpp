@@ -2,28 +2,23 @@
 // body checks the launch conditions, starts (or reuses) the ranks, supervises
 // them and turns their reports into the gtest outcome.
 
-#include <c10/util/Exception.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <map>
-#include <memory>
 #include <set>
 #include <stdexcept>
-#include <system_error>
 
 #include "job/launched_job.h"
 #include "plan/instance_plan.h"
 #include "plan/registry.h"
-#include "process/rank_process.h"
-#include "process/rendezvous.h"
 #include "process/supervisor.h"
 #include "process/worker_pool.h"
 #include "ranktest/backends.h"
 #include "ranktest/distributed_test.h"
 #include "ranktest/settings.h"
+#include "run/execute.h"
 #include "run/init_guard.h"
 #include "verdict/verdict.h"
 #include "wire/check.h"
@@ -67,76 +62,12 @@ std::optional<Skip> checkConditions(const TestInstance& t) {
   return std::nullopt;
 }
 
-RankLaunch launchFor(const TestInstance& t, bool one_shot) {
-  RankLaunch launch;
-  launch.world_size = t.world_size;
-  launch.backend = t.backend;
-  launch.timeout = t.groupTimeout();
-  launch.test = one_shot ? t.fullName() : std::string();
-  return launch;
-}
-
-SuperviseOptions superviseOptions(const TestInstance& t, bool reused) {
+SuperviseOptions superviseOptions(const TestInstance& t) {
   SuperviseOptions options;
   options.timeout = t.timeout();
-  options.reused = reused;
   options.verbose = settings().verbose;
   options.tail_lines = settings().output_lines;
   return options;
-}
-
-SuperviseResult runFresh(const TestInstance& t) {
-  Rendezvous rendezvous(t.options.store);
-  const std::optional<int> debug_rank = settings().debug_rank;
-  std::vector<std::unique_ptr<RankProcess>> owned;
-  std::vector<RankProcess*> ranks;
-  for (int rank = 0; rank < t.world_size; ++rank) {
-    RankLaunch launch = launchFor(t, /*one_shot=*/true);
-    launch.rank = rank;
-    launch.store = rendezvous.address();
-    launch.debug_wait = debug_rank == rank;
-    owned.push_back(RankProcess::start(launch, t.options.start_method,
-                                       rendezvous.fileFd(), false));
-    ranks.push_back(owned.back().get());
-  }
-  rendezvous.serve();
-  return supervise(ranks, superviseOptions(t, /*reused=*/false));
-}
-
-SuperviseResult runReused(const TestInstance& t) {
-  RankLaunch launch = launchFor(t, /*one_shot=*/false);
-  auto& pools = WorkerPools::instance();
-  WorkerPool* pool =
-      &pools.get(launch, t.options.start_method, t.options.store);
-  if (!pool->dispatch(t.fullName())) {
-    // A worker died between tests; start afresh once.
-    pools.release(launch, t.options.start_method, t.options.store);
-    pool = &pools.get(launch, t.options.start_method, t.options.store);
-    if (!pool->dispatch(t.fullName())) {
-      pools.release(launch, t.options.start_method, t.options.store);
-      RANKTEST_FAIL(
-          "ranktest: freshly started workers exited before their first test");
-    }
-  }
-  SuperviseResult result =
-      supervise(pool->ranks(), superviseOptions(t, /*reused=*/true));
-  const bool clean =
-      !result.timed_out && std::all_of(result.ranks.begin(), result.ranks.end(),
-                                       [](const RankReport& r) {
-                                         return r.passed() || r.skipped();
-                                       });
-  if (!clean) pools.release(launch, t.options.start_method, t.options.store);
-  return result;
-}
-
-std::string describeRun(const TestInstance& t) {
-  if (const LaunchedJob* job = LaunchedJob::current()) {
-    return "under " + job->launched().launcher + ", " +
-           toString(t.options.start_method) + ", " + t.backend;
-  }
-  return toString(t.options.start_method) + ", " + toString(t.options.store) +
-         ", " + t.backend +
-         (t.options.reuse_processes ? ", reused processes" : "");
 }
 
 class ParentTest : public ::testing::Test {
@@ -161,25 +92,16 @@ class ParentTest : public ::testing::Test {
     }
     // A worker that died must not kill the parent through a write.
     ::signal(SIGPIPE, SIG_IGN);
-    SuperviseResult result;
-    if (LaunchedJob* job = LaunchedJob::current()) {
+    RunPlan plan{*instance_, superviseOptions(*instance_)};
+    if (LaunchedJob::current() != nullptr) {
       // Each rank checks its own host; the ranks agree before any starts.
-      try {
-        result = job->run(*instance_, superviseOptions(*instance_, false),
-                          checkConditions(*instance_));
-      } catch (const c10::Error& error) {
-        // The job's store failed (libtorch 2.x); the harness's own errors
-        // (a disagreement, a wrong size) keep their documented wording.
-        FAIL() << job->describeJobFailure(error);
-      } catch (const std::system_error& error) {
-        FAIL() << job->describeJobFailure(error);  // 1.13's store
-      }
+      plan.local_skip = checkConditions(*instance_);
     } else if (auto skip = checkConditions(*instance_)) {
       GTEST_SKIP() << describeSkip(*skip, "checked before starting ranks");
-    } else {
-      result = instance_->options.reuse_processes ? runReused(*instance_)
-                                                  : runFresh(*instance_);
     }
+    const Executed executed = execute(plan);
+    if (!executed.job_failure.empty()) FAIL() << executed.job_failure;
+    const SuperviseResult& result = executed.result;
     const Verdict verdict =
         judge({instance_->fullName(), instance_->file, instance_->line,
                describeRun(*instance_), instance_->timeout(),

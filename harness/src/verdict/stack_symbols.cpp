@@ -1,39 +1,45 @@
 #include "verdict/stack_symbols.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <sstream>
 
+#include "process/program.h"
+
 namespace ranktest::internal {
 namespace {
 
-// Runs `command` and returns its stdout; "" if it could not run or failed.
-std::string capture(const std::string& command) {
-  // Through a shell on purpose: addr2line's arguments are quoted
-  // (shellQuote), and none comes from outside this process.
-  // NOLINTNEXTLINE(bugprone-command-processor)
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"),
-                                             ::pclose);
-  if (!pipe) return "";
-  std::string out;
-  std::array<char, 4096> chunk{};
-  std::size_t n;
-  while ((n = std::fread(chunk.data(), 1, chunk.size(), pipe.get())) > 0) {
-    out.append(chunk.data(), n);
-  }
-  return ::pclose(pipe.release()) == 0 ? out : "";
-}
+// addr2line may take long on a large binary's debug information: a report
+// waits this long for names, then shows the frames unnamed.
+constexpr std::chrono::seconds kSymbolizerLimit{30};
 
-std::string shellQuote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+// addr2line's stdout for `addresses` in `exe`; "" if it could not run, failed
+// or took past kSymbolizerLimit.
+std::string runAddr2line(const std::string& exe,
+                         const std::vector<std::string>& addresses) {
+  const std::string addr2line = findExecutable("addr2line");
+  if (addr2line.empty()) return "";
+  ProgramCall call;
+  call.executable = addr2line;
+  call.arguments = {"addr2line", "-a", "-f", "-C", "-i", "-e", exe};
+  call.arguments.insert(call.arguments.end(), addresses.begin(),
+                        addresses.end());
+  // Its complaints (no debug information) are not the report's.
+  call.child_setup = [](int) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    if (devnull >= 0) ::dup2(devnull, STDERR_FILENO);
+  };
+  try {
+    const ProgramRun run = runProgram(call, kSymbolizerLimit);
+    return run.exit_code == 0 ? run.output : "";
+  } catch (const std::exception&) {
+    return "";
+  }
 }
 
 // addr2line -a -f -C -i: per address, "0x<address>" then pairs of lines,
@@ -81,19 +87,17 @@ RawFrame parseFrame(const std::string& line) {
 
 std::vector<std::string> symbolizeFrames(const std::vector<RawFrame>& frames,
                                          const std::string& exe) {
-  std::string addresses;
+  std::vector<std::string> addresses;
   for (const RawFrame& f : frames) {
     if (f.offset >= 0) {
       std::ostringstream hex;
-      hex << " 0x" << std::hex << f.offset;
-      addresses += hex.str();
+      hex << "0x" << std::hex << f.offset;
+      addresses.push_back(hex.str());
     }
   }
   std::map<long, std::vector<std::string>> lines_of;
   if (!exe.empty() && !addresses.empty()) {
-    lines_of =
-        parseAddr2line(capture("addr2line -a -f -C -i -e " + shellQuote(exe) +
-                               addresses + " 2>/dev/null"));
+    lines_of = parseAddr2line(runAddr2line(exe, addresses));
   }
   std::vector<std::string> out;
   for (const RawFrame& f : frames) {
