@@ -9,11 +9,14 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
+#include <stdexcept>
 
+#include "wire/fields.h"
+#include "wire/number_text.h"
 #include "wire/retry_on_eintr.h"
 
 namespace ranktest::internal {
@@ -64,34 +67,30 @@ std::uint64_t environmentHash(char** envp) {
 }
 
 std::string encodeServeFlag(const WarmServeArguments& arguments) {
-  return std::string(kWarmServeFlag) + arguments.socket_name + "," +
-         std::to_string(arguments.ready_fd) + "," +
-         std::to_string(arguments.owner) + "," +
-         std::to_string(arguments.idle_ms);
+  return std::string(kWarmServeFlag) + FieldWriter()
+                                           .text(arguments.socket_name)
+                                           .integer(arguments.ready_fd)
+                                           .integer(arguments.owner)
+                                           .integer(arguments.idle_ms)
+                                           .bytes();
 }
 
 std::optional<WarmServeArguments> decodeServeFlag(const char* argument) {
   const std::size_t prefix = std::strlen(kWarmServeFlag);
   if (std::strncmp(argument, kWarmServeFlag, prefix) != 0) return std::nullopt;
-  const std::string rest = argument + prefix;
-  const std::size_t a = rest.find(',');
-  const std::size_t b = rest.find(',', a + 1);
-  const std::size_t c = rest.find(',', b + 1);
-  if (a == std::string::npos || b == std::string::npos ||
-      c == std::string::npos || a == 0) {
-    return std::nullopt;
-  }
-  WarmServeArguments arguments;
-  arguments.socket_name = rest.substr(0, a);
   try {
-    arguments.ready_fd = std::stoi(rest.substr(a + 1, b - a - 1));
-    arguments.owner =
-        static_cast<pid_t>(std::stol(rest.substr(b + 1, c - b - 1)));
-    arguments.idle_ms = std::stoi(rest.substr(c + 1));
-  } catch (const std::exception&) {
+    FieldReader in(argument + prefix, "the warm process's flag");
+    WarmServeArguments arguments;
+    arguments.socket_name = in.text();
+    arguments.ready_fd = static_cast<int>(in.integer(0, kIntFieldMax));
+    arguments.owner = static_cast<pid_t>(in.integer(0, kIntFieldMax));
+    arguments.idle_ms = static_cast<int>(in.integer(0, kIntFieldMax));
+    in.expectEnd();
+    if (arguments.socket_name.empty()) return std::nullopt;
+    return arguments;
+  } catch (const std::invalid_argument&) {
     return std::nullopt;
   }
-  return arguments;
 }
 
 std::uint64_t processSettingsHash() {
@@ -238,40 +237,36 @@ bool receivePacket(int fd, std::string& data, std::vector<int>* fds) {
 std::optional<long> numberAfter(const std::string& packet,
                                 const std::string& prefix) {
   if (packet.rfind(prefix, 0) != 0) return std::nullopt;
-  long value = 0;
-  const char* end = packet.data() + packet.size();
-  const auto [stop, error] =
-      std::from_chars(packet.data() + prefix.size(), end, value);
-  if (error != std::errc() || stop != end) return std::nullopt;
-  return value;
+  return parseInteger(std::string_view(packet).substr(prefix.size()),
+                      std::numeric_limits<long>::min(),
+                      std::numeric_limits<long>::max());
 }
 
 std::string encodeRunRequest(const RunRequest& request) {
-  std::string packet = "run";
-  packet += '\0';
-  packet += request.cwd;
-  packet += '\0';
-  for (const std::string& arg : request.args) {
-    packet += arg;
-    packet += '\0';
-  }
-  return packet;
+  FieldWriter w;
+  w.text("run").text(request.cwd);
+  w.integer(static_cast<std::int64_t>(request.args.size()));
+  for (const std::string& arg : request.args) w.text(arg);
+  return w.bytes();
 }
 
 std::optional<RunRequest> decodeRunRequest(const std::string& packet) {
-  std::vector<std::string> fields;
-  std::size_t start = 0;
-  while (start < packet.size()) {
-    const std::size_t end = packet.find('\0', start);
-    if (end == std::string::npos) return std::nullopt;
-    fields.push_back(packet.substr(start, end - start));
-    start = end + 1;
+  try {
+    FieldReader in(packet, "a warm client's run request");
+    if (in.text() != "run") return std::nullopt;
+    RunRequest request;
+    request.cwd = in.text();
+    // No more arguments than the packet has bytes.
+    for (std::int64_t n =
+             in.integer(0, static_cast<std::int64_t>(packet.size()));
+         n > 0; --n) {
+      request.args.push_back(in.text());
+    }
+    in.expectEnd();
+    return request;
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
   }
-  if (fields.size() < 2 || fields[0] != "run") return std::nullopt;
-  RunRequest request;
-  request.cwd = fields[1];
-  request.args.assign(fields.begin() + 2, fields.end());
-  return request;
 }
 
 }  // namespace ranktest::internal

@@ -28,11 +28,11 @@
 
 namespace ranktest::internal {
 
-inline constexpr int kWarmProtocolVersion = 1;
+inline constexpr int kWarmProtocolVersion = 2;  // 2: the field codec
 
-// argv[1] of a warm process: "--ranktest_warm_serve=<socket name>,<ready
-// fd>,<owner pid>,<idle ms>"; argv[2..] are placeholders that a test's
-// arguments replace in the child.
+// argv[1] of a warm process: "--ranktest_warm_serve=" and its socket name,
+// ready fd, owner pid and idle ms in the field codec (wire/fields.h);
+// argv[2..] are placeholders that a test's arguments replace in the child.
 inline constexpr char kWarmServeFlag[] = "--ranktest_warm_serve=";
 inline constexpr char kWarmArgumentSlot[] = "--ranktest_warm_slot";
 

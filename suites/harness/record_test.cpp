@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "wire/fields.h"
+
 namespace harness_suite {
 namespace {
 
@@ -55,9 +57,9 @@ std::string rawFrame(std::uint32_t kind,
   auto u32 = [](std::uint32_t v) {
     return std::string(reinterpret_cast<const char*>(&v), sizeof(v));
   };
-  std::string payload;
-  for (const std::string& f : fields) payload += u32(f.size()) + f;
-  return u32(kind) + u32(payload.size()) + payload;
+  ranktest::internal::FieldWriter payload;
+  for (const std::string& f : fields) payload.text(f);
+  return u32(kind) + u32(payload.bytes().size()) + payload.bytes();
 }
 
 TEST(HarnessRecords, EveryResultKindArrivesAsSent) {

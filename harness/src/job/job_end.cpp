@@ -1,12 +1,14 @@
 #include <chrono>
 #include <iostream>
+#include <limits>
 #include <string>
 
 #include "job/first_value.h"
 #include "job/job_values.h"
 #include "job/launched_job.h"
-#include "job/rank_sentinel.h"
+#include "job/liveness/sentinel.h"
 #include "job/test_agreement.h"
+#include "wire/fields.h"
 #include "wire/store_keys.h"
 
 namespace ranktest::internal {
@@ -26,13 +28,13 @@ int LaunchedJob::finish(int exit_code) {
         (end_failures_.empty() ? "" : "\n") + describeJobFailure(error);
     finished_ = exit_code != 0 ? exit_code : 1;
   }
-  watchdog_->stop();
-  responder_->stop();
+  silence_watch_->stop();
+  heartbeat_->stop();
   return *finished_;
 }
 
 int LaunchedJob::agreeOnTheEnd(int exit_code) {
-  responder_->setPhase("finishing the run");
+  heartbeat_->setPhase("finishing the run");
   // For a rank still at a test: this rank's run has ended.
   setFirst(*store_, keys::testName(sequence_, launched_.rank),
            toBytes(kNoMoreTests));
@@ -63,7 +65,9 @@ int LaunchedJob::endAsOtherRank(int exit_code) {
                                     /*at_test_start=*/false, /*joining=*/false,
                                     /*own_key=*/true);
     if (code.how == Await::kArrived) {
-      const int rank0 = std::stoi(code.value);
+      const int rank0 = static_cast<int>(integerIn(
+          code.value, "the job's exit code", std::numeric_limits<int>::min(),
+          std::numeric_limits<int>::max()));
       if (job_code == 0) job_code = rank0;
     } else {
       if (lost_rank_ != 0 && code.how != Await::kInterrupted) {

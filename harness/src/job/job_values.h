@@ -1,9 +1,9 @@
 #pragma once
 
-// What a launched job's ranks put in its store besides their reports: a
-// skip decision as text, the marks the responder's thread sets where a wait
-// ended without the peer's value, bytes and text, and the periods the test
-// round waits for.
+// What a launched job's ranks put in its store besides their reports and
+// skip decisions (wire/report_codec.h): the marks the responder's thread sets
+// where a wait ended without the peer's value, bytes and text, and the periods
+// the test round waits for.
 
 #include <chrono>
 #include <cstdint>
@@ -14,18 +14,6 @@
 #include "ranktest/test_options.h"
 
 namespace ranktest::internal {
-
-inline std::string encodeSkip(const std::optional<Skip>& skip) {
-  if (!skip) return "go";
-  return std::to_string(static_cast<int>(skip->code)) + ":" + skip->message;
-}
-
-inline std::optional<Skip> decodeSkip(const std::string& text) {
-  if (text == "go") return std::nullopt;
-  const std::size_t colon = text.find(':');
-  return Skip{static_cast<SkipCode>(std::stoi(text.substr(0, colon))),
-              text.substr(colon + 1)};
-}
 
 // How long an interrupted rank waits for the others' reports.
 inline constexpr std::chrono::seconds kInterruptedReportWait{2};

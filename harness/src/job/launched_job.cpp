@@ -22,8 +22,8 @@
 #include "job/first_value.h"
 #include "job/job_claim.h"
 #include "job/job_values.h"
+#include "job/liveness/sentinel.h"
 #include "job/local_address.h"
-#include "job/rank_sentinel.h"
 #include "job/test_agreement.h"
 #include "process/interrupt.h"
 #include "process/rank_process.h"
@@ -102,16 +102,6 @@ void LaunchedJob::connect(const std::string& host, int port,
   const std::string who = "rank " + std::to_string(launched_.rank) + " of " +
                           std::to_string(launched_.world_size) + " (" + where_ +
                           ")";
-  const auto cannot = [&](const std::exception& error) {
-    return std::runtime_error(
-        "ranktest: rank " + std::to_string(launched_.rank) + " of a job " +
-        "started by " + launched_.launcher + " cannot " +
-        (serve ? "serve" : "reach") + " the rendezvous store at " +
-        store_address_ + ": " + messageOf(error) +
-        (serve ? " (where its port is taken: by another job at this address, "
-                 "or by another process of this job that has rank 0 too)"
-               : ""));
-  };
   // Before any thread of the store's: the sentinel is a fork. Where it
   // serves the store, this process is one more client.
   try {
@@ -128,19 +118,25 @@ void LaunchedJob::connect(const std::string& host, int port,
     store_ = attemptStore(c10::make_intrusive<c10d::TCPStore>(host, options),
                           launched_.restart_count);
   } catch (const std::exception& error) {
-    throw cannot(error);
+    RANKTEST_FAIL(
+        "ranktest: rank ", launched_.rank, " of a job started by ",
+        launched_.launcher, " cannot ", serve ? "serve" : "reach",
+        " the rendezvous store at ", store_address_, ": ", messageOf(error),
+        serve ? " (where its port is taken: by another job at this address, "
+                "or by another process of this job that has rank 0 too)"
+              : "");
   }
   // Before any key of the job's is read or written.
   claimStoreForJob(*store_, launched_.job, store_address_);
   // A second connection, for answering where this rank is while the first
   // waits.
   options.isServer = false;
-  responder_ = std::make_unique<StateResponder>(
+  heartbeat_ = std::make_unique<HeartbeatThread>(
       attemptStore(c10::make_intrusive<c10d::TCPStore>(host, options),
                    launched_.restart_count),
       launched_.rank, [this](c10d::Store& store) { watchWaits(store); });
-  watchdog_ = std::make_unique<StoreWatchdog>(*responder_, who, store_address_,
-                                              settings().peer_silence);
+  silence_watch_ = std::make_unique<StoreSilenceWatch>(
+      *heartbeat_, who, store_address_, settings().peer_silence);
 }
 
 LaunchedJob::LaunchedJob(LaunchedRank launched, std::string store_address)

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "job/launcher_env.h"
+#include "job/liveness/heartbeat_thread.h"
+#include "job/liveness/store_silence_watch.h"
 #include "job/node_layout.h"
-#include "job/state_responder.h"
-#include "job/store_watchdog.h"
 #include "plan/registry.h"
 #include "process/supervisor.h"
 #include "ranktest/run_ranks.h"
@@ -156,7 +156,7 @@ class LaunchedJob {
 
   // join()'s connection to the job's store at `host`:`port` (served by this
   // rank's sentinel where `serve`), claimed for this job, with the state
-  // responder on a second connection and the store watchdog on it; throws,
+  // responder on a second connection and the store silence watch on it; throws,
   // naming the store, where it cannot.
   void connect(const std::string& host, int port,
                std::chrono::milliseconds timeout, bool serve);
@@ -255,8 +255,8 @@ class LaunchedJob {
   std::vector<Seen> seen_;                // by rank
   std::atomic<bool> supervising_{false};  // this rank's body runs
   int last_polled_ = 0;  // notePeerBeats()'s turn: the responder's thread
-  std::unique_ptr<StateResponder> responder_;
-  std::unique_ptr<StoreWatchdog> watchdog_;
+  std::unique_ptr<HeartbeatThread> heartbeat_;
+  std::unique_ptr<StoreSilenceWatch> silence_watch_;
   std::optional<int> lost_rank_;  // the first rank that stopped reporting
   std::string lost_in_;           // the test where it did
   // Every rank given up on, with why: their sentinels end them in finish().

@@ -10,6 +10,7 @@
 #include "ranktest/settings.h"
 #include "wire/check.h"
 #include "wire/duration_text.h"
+#include "wire/fields.h"
 #include "wire/store_keys.h"
 
 namespace ranktest::internal {
@@ -121,7 +122,7 @@ LaunchedJob::Awaited LaunchedJob::awaitFrom(const std::string& key, int rank,
 }
 
 LaunchedJob::Seen LaunchedJob::noteBeat(c10d::Store& store, int rank) {
-  const std::int64_t beat = StateResponder::beat(store, rank);
+  const std::int64_t beat = HeartbeatThread::beat(store, rank);
   // After the read: the count may have moved just before it.
   const auto now = Clock::now();
   const std::lock_guard<std::mutex> lock(watch_mutex_);
@@ -202,7 +203,7 @@ RankReport LaunchedJob::giveUpOn(int rank, Await how,
         last + later);
   } else {
     const std::optional<std::string> answer =
-        StateResponder::ask(*store_, rank, 3s);
+        HeartbeatThread::ask(*store_, rank, 3s);
     missing.tail.push_back(
         who + " did not send " + waited_for +
         " by the deadline; its last phase: " + last +
@@ -229,7 +230,9 @@ bool LaunchedJob::adoptLostRank() {
   const std::optional<std::string> lost = published(keys::lost());
   if (!lost) return false;
   const std::size_t newline = lost->find('\n');
-  lost_rank_ = std::stoi(lost->substr(0, newline));
+  lost_rank_ = static_cast<int>(integerIn(lost->substr(0, newline),
+                                          "the job's lost rank", 0,
+                                          launched_.world_size - 1));
   lost_in_ = lost->substr(newline + 1);
   return true;
 }

@@ -15,6 +15,7 @@
 #include "ranktest/settings.h"
 #include "verdict/verdict.h"
 #include "wire/check.h"
+#include "wire/fields.h"
 #include "wire/report_codec.h"
 #include "wire/store_keys.h"
 
@@ -53,7 +54,7 @@ void LaunchedJob::phase(const Round& round, const std::string& what) {
   const std::string text =
       what + " (" + std::to_string(ms) + " ms into " + round.t.fullName() + ")";
   store_->set(keys::phase(launched_.rank), toBytes(text));
-  responder_->setPhase(text);
+  heartbeat_->setPhase(text);
 }
 
 SuperviseResult LaunchedJob::run(const TestInstance& t,
@@ -86,7 +87,7 @@ SuperviseResult LaunchedJob::run(const TestInstance& t,
   gatherReports(round, mine, reports_due, all);
   all.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       Clock::now() - round.start);
-  responder_->setPhase("between distributed tests, after " + t.fullName());
+  heartbeat_->setPhase("between distributed tests, after " + t.fullName());
   if (settings().verbose) {
     const auto ms = [](Clock::duration d) {
       return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
@@ -141,7 +142,7 @@ std::optional<SuperviseResult> LaunchedJob::agreeOnSkips(
   // Skips are agreed on before any body starts (hosts differ, e.g. in GPUs).
   phase(round, "agreeing on skips");
   setFirst(*store_, round.keyOf("skip", launched_.rank),
-           toBytes(encodeSkip(local_skip)));
+           toBytes(encodeSkipDecision(local_skip)));
   std::vector<std::optional<Skip>> skips;
   skips.reserve(static_cast<std::size_t>(world));
   const auto agreement_due = round.dueFromNow();
@@ -151,7 +152,7 @@ std::optional<SuperviseResult> LaunchedJob::agreeOnSkips(
     if (skip.how != Await::kArrived) {
       return notStarted(skip, rank, "its decision on skipping", round.t);
     }
-    skips.push_back(decodeSkip(skip.value));
+    skips.push_back(decodeSkipDecision(skip.value));
   }
   const auto skipper = std::find_if(
       skips.begin(), skips.end(), [](const auto& s) { return s.has_value(); });
@@ -193,7 +194,7 @@ RankReport LaunchedJob::superviseTheBody(Round& round, SuperviseResult& all) {
   launch.check_collectives = t.options.check_collectives;
   std::unique_ptr<RankProcess> child;
   {
-    const auto paused = responder_->pauseForFork(kForkPauseLimit);
+    const auto paused = heartbeat_->pauseForFork(kForkPauseLimit);
     if (round.body != nullptr) {
       const std::function<void(const Rank&)>& body = *round.body;
       child =
@@ -262,7 +263,9 @@ void LaunchedJob::gatherReports(const Round& round, const RankReport& mine,
                                 " was interrupted before its report came";
       if (sent.how == Await::kPeerInterrupted) {
         missing.failures.push_back(peerInterrupted(
-            t, std::stoi(sent.value),
+            t,
+            static_cast<int>(integerIn(sent.value, "an interrupted rank's mark",
+                                       0, launched_.world_size - 1)),
             "before rank " + std::to_string(rank) + "'s report came"));
       }
       all.ranks.push_back(missing);

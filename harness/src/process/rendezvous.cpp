@@ -124,7 +124,7 @@ c10::intrusive_ptr<c10d::Store> connectStore(
     options.isServer = false;
     options.timeout = timeout;
     // Only a server waits for its workers. A rank forked from a launched
-    // rank (whose state responder thread uses the store) must not either:
+    // rank (whose heartbeat thread uses the store) must not either:
     // libtorch 2.x's waitForWorkers creates a wait counter under a
     // process-wide mutex that the fork may have copied locked (seen: a rank
     // of a torchrun job hung there for the whole deadline).

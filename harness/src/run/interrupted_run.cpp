@@ -62,7 +62,7 @@ class InterruptListener : public ::testing::EmptyTestEventListener {
   void OnTestIterationEnd(const ::testing::UnitTest&, int) override {
     int testing = kTesting;
     if (!g_phase.compare_exchange_strong(testing, kFinishing)) {
-      // The watchdog writes the XML and exits the process.
+      // The silence watch writes the XML and exits the process.
       for (;;) ::pause();
     }
     if (unreported()) {

@@ -4,15 +4,23 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "process/program.h"
+#include "wire/number_text.h"
 
 namespace ranktest::internal {
 namespace {
+
+// The largest offset in an executable a frame may name.
+constexpr std::int64_t kMostOffset = std::numeric_limits<long>::max();
 
 // addr2line may take long on a large binary's debug information: a report
 // waits this long for names, then shows the frames unnamed.
@@ -54,7 +62,9 @@ std::map<long, std::vector<std::string>> parseAddr2line(
   bool expect_function = true;
   while (std::getline(in, line)) {
     if (line.rfind("0x", 0) == 0) {
-      current = &lines_of[std::strtol(line.c_str(), nullptr, 16)];
+      const std::optional<std::int64_t> address =
+          parseInteger(std::string_view(line).substr(2), 0, kMostOffset, 16);
+      current = address ? &lines_of[static_cast<long>(*address)] : nullptr;
       expect_function = true;
       continue;
     }
@@ -78,9 +88,9 @@ RawFrame parseFrame(const std::string& line) {
   if (line.rfind(kExeFrameToken, 0) != 0) return frame;
   const std::size_t start = sizeof(kExeFrameToken) - 1;
   const std::size_t space = line.find(' ', start);
-  char* end = nullptr;
-  const long offset = std::strtol(line.c_str() + start, &end, 16);
-  if (end != line.c_str() + start) frame.offset = offset;
+  const std::optional<std::int64_t> offset = parseInteger(
+      std::string_view(line).substr(start, space - start), 0, kMostOffset, 16);
+  if (offset) frame.offset = static_cast<long>(*offset);
   frame.text = space == std::string::npos ? "" : line.substr(space + 1);
   return frame;
 }

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "wire/number_text.h"
+
 namespace ranktest::internal {
 
 std::string unbracketed(const std::string& host) {
@@ -27,19 +29,16 @@ HostPort splitHostPort(const std::string& address) {
   if (colon == std::string::npos || colon == 0) throw malformed();
   const std::string port = address.substr(colon + 1);
   const std::string host = address.substr(0, colon);
-  if (port.empty() || port.size() > 5 ||
-      port.find_first_not_of("0123456789") != std::string::npos) {
-    throw malformed();
-  }
-  const int value = std::stoi(port);
+  const std::optional<std::int64_t> value =
+      port.size() > 5 ? std::nullopt : parseInteger(port, 1, 65535);
   // An IPv6 host must be in brackets: "fd00::1" alone reads as host
   // "fd00:" and port 1.
   const bool bracketed = host.front() == '[' && host.back() == ']';
-  if (value < 1 || value > 65535 || host == "[]" ||
+  if (!value || host == "[]" ||
       (!bracketed && host.find_first_of("[]:") != std::string::npos)) {
     throw malformed();
   }
-  return HostPort{unbracketed(host), value};
+  return HostPort{unbracketed(host), static_cast<int>(*value)};
 }
 
 }  // namespace ranktest::internal

@@ -7,13 +7,14 @@
 namespace ranktest::internal {
 
 std::optional<std::int64_t> parseInteger(std::string_view text,
-                                         std::int64_t min, std::int64_t max) {
+                                         std::int64_t min, std::int64_t max,
+                                         int base) {
   if (text.empty()) return std::nullopt;
   std::int64_t value = 0;
   const char* begin = &text.front();
   const char* end = begin + text.size();
   // from_chars takes no '+': a leading '+' stays an error, as in a port.
-  const auto [stop, error] = std::from_chars(begin, end, value);
+  const auto [stop, error] = std::from_chars(begin, end, value, base);
   if (error != std::errc() || stop != end || value < min || value > max) {
     return std::nullopt;
   }

@@ -12,9 +12,11 @@
 
 namespace ranktest::internal {
 
-// `text` as a decimal integer in [min, max]; nullopt otherwise.
+// `text` as an integer in [min, max], decimal (or in `base`, e.g. 16 for
+// the hexadecimal offsets of stack frames, without "0x"); nullopt otherwise.
 std::optional<std::int64_t> parseInteger(std::string_view text,
-                                         std::int64_t min, std::int64_t max);
+                                         std::int64_t min, std::int64_t max,
+                                         int base = 10);
 
 // `text` as a finite decimal number in [min, max] (a number of seconds, a
 // factor); nullopt otherwise.

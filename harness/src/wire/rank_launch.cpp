@@ -1,67 +1,54 @@
 #include "wire/rank_launch.h"
 
-#include <sstream>
-#include <stdexcept>
-#include <vector>
+#include <limits>
 
-#include "wire/check.h"
+#include "wire/fields.h"
 
 namespace ranktest::internal {
-
 namespace {
 
-constexpr int kFields = 13;
-
-std::string encodeOptional(const std::optional<int>& value) {
-  return value ? std::to_string(*value) : std::string();
+std::optional<int> narrow(const std::optional<std::int64_t>& value) {
+  if (!value) return std::nullopt;
+  return static_cast<int>(*value);
 }
 
-std::optional<int> decodeOptional(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  return std::stoi(text);
+std::optional<std::int64_t> widen(const std::optional<int>& value) {
+  if (!value) return std::nullopt;
+  return *value;
 }
 
 }  // namespace
 
-// Fields are '|'-separated; test names and backends never contain '|'.
 std::string encodeRankLaunch(const RankLaunch& launch) {
-  std::ostringstream out;
-  out << launch.rank << '|' << launch.world_size << '|'
-      << encodeOptional(launch.local_rank) << '|'
-      << encodeOptional(launch.local_world_size) << '|'
-      << encodeOptional(launch.node_rank) << '|' << launch.backend << '|'
-      << launch.store << '|' << launch.store_prefix << '|' << launch.gloo_host
-      << '|' << launch.timeout.count() << '|' << (launch.debug_wait ? 1 : 0)
-      << '|' << (launch.check_collectives ? 1 : 0) << '|' << launch.test;
-  return out.str();
+  FieldWriter w;
+  w.integer(launch.rank).integer(launch.world_size);
+  w.optionalInteger(widen(launch.local_rank));
+  w.optionalInteger(widen(launch.local_world_size));
+  w.optionalInteger(widen(launch.node_rank));
+  w.text(launch.backend).text(launch.store).text(launch.store_prefix);
+  w.text(launch.gloo_host).integer(launch.timeout.count());
+  w.flag(launch.debug_wait).flag(launch.check_collectives).text(launch.test);
+  return w.bytes();
 }
 
 RankLaunch decodeRankLaunch(const std::string& value) {
-  std::vector<std::string> fields;
-  std::size_t start = 0;
-  for (int i = 0; i < kFields - 1; ++i) {
-    const std::size_t bar = value.find('|', start);
-    if (bar == std::string::npos) {
-      RANKTEST_FAIL_ARG("malformed " + std::string(kRankFlag) + value);
-    }
-    fields.push_back(value.substr(start, bar - start));
-    start = bar + 1;
-  }
-  fields.push_back(value.substr(start));
+  FieldReader in(value, "the rank flag " + std::string(kRankFlag) + value);
   RankLaunch launch;
-  launch.rank = std::stoi(fields[0]);
-  launch.world_size = std::stoi(fields[1]);
-  launch.local_rank = decodeOptional(fields[2]);
-  launch.local_world_size = decodeOptional(fields[3]);
-  launch.node_rank = decodeOptional(fields[4]);
-  launch.backend = fields[5];
-  launch.store = fields[6];
-  launch.store_prefix = fields[7];
-  launch.gloo_host = fields[8];
-  launch.timeout = std::chrono::milliseconds(std::stoll(fields[9]));
-  launch.debug_wait = fields[10] == "1";
-  launch.check_collectives = fields[11] == "1";
-  launch.test = fields[12];
+  launch.rank = static_cast<int>(in.integer(0, kIntFieldMax));
+  launch.world_size = static_cast<int>(in.integer(1, kIntFieldMax));
+  launch.local_rank = narrow(in.optionalInteger(0, kIntFieldMax));
+  launch.local_world_size = narrow(in.optionalInteger(1, kIntFieldMax));
+  launch.node_rank = narrow(in.optionalInteger(0, kIntFieldMax));
+  launch.backend = in.text();
+  launch.store = in.text();
+  launch.store_prefix = in.text();
+  launch.gloo_host = in.text();
+  launch.timeout = std::chrono::milliseconds(
+      in.integer(0, std::numeric_limits<std::int64_t>::max()));
+  launch.debug_wait = in.flag();
+  launch.check_collectives = in.flag();
+  launch.test = in.text();
+  in.expectEnd();
   return launch;
 }
 

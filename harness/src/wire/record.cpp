@@ -3,19 +3,21 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <mutex>
-#include <vector>
+#include <stdexcept>
 
+#include "wire/fields.h"
 #include "wire/retry_on_eintr.h"
 
 namespace ranktest::internal {
 namespace {
 
-// A frame: kind (u32), payload size (u32), then each field as its size (u32)
-// and its bytes. Numbers travel as decimal text.
+// A frame: kind (u32) and payload size (u32), the transport's framing on the
+// pipe; then the payload, the record's fields in the field codec
+// (fields.h).
 enum class Kind : std::uint32_t {
   kFailure = 2,
   kSkip = 3,
@@ -28,39 +30,32 @@ enum class Kind : std::uint32_t {
 
 constexpr std::size_t kHeaderSize = 2 * sizeof(std::uint32_t);
 
-using Fields = std::vector<std::string>;
-
 struct Frame {
   Kind kind;
-  Fields fields;
+  std::string payload;
 };
 
 Frame toFrame(const RankFailure& r) {
-  return {Kind::kFailure, {r.file, std::to_string(r.line), r.message}};
+  return {Kind::kFailure,
+          FieldWriter().text(r.file).integer(r.line).text(r.message).bytes()};
 }
 Frame toFrame(const Skip& r) {
-  return {Kind::kSkip, {std::to_string(static_cast<int>(r.code)), r.message}};
+  return {
+      Kind::kSkip,
+      FieldWriter().integer(static_cast<int>(r.code)).text(r.message).bytes()};
 }
 Frame toFrame(const RankException& r) {
-  return {Kind::kException, {r.type, r.message}};
+  return {Kind::kException, FieldWriter().text(r.type).text(r.message).bytes()};
 }
 Frame toFrame(const DebugWaitingRecord& r) {
-  return {Kind::kDebugWaiting, {std::to_string(r.pid)}};
+  return {Kind::kDebugWaiting, FieldWriter().integer(r.pid).bytes()};
 }
 Frame toFrame(const StackDumpedRecord&) { return {Kind::kStackDumped, {}}; }
 Frame toFrame(const FinishedRecord& r) {
-  return {Kind::kFinished, {std::to_string(r.code)}};
+  return {Kind::kFinished, FieldWriter().integer(r.code).bytes()};
 }
 Frame toFrame(const RunRecord& r) {
-  return {Kind::kRun, {r.test, std::to_string(r.sequence)}};
-}
-
-std::optional<long long> parseNumber(const std::string& text) {
-  long long value = 0;
-  const char* end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (error != std::errc() || stop != end) return std::nullopt;
-  return value;
+  return {Kind::kRun, FieldWriter().text(r.test).integer(r.sequence).bytes()};
 }
 
 RankException malformed(const std::string& why) {
@@ -68,45 +63,51 @@ RankException malformed(const std::string& why) {
           "the rank sent a record that does not decode: " + why};
 }
 
+ResultRecord readResult(Kind kind, FieldReader& in) {
+  switch (kind) {
+    case Kind::kFailure: {
+      RankFailure failure;
+      failure.file = in.text();
+      failure.line = static_cast<int>(in.integer(0, kIntFieldMax));
+      failure.message = in.text();
+      return failure;
+    }
+    case Kind::kSkip: {
+      const auto code = static_cast<SkipCode>(in.integer(0, 255));
+      return Skip{code, in.text()};
+    }
+    case Kind::kException: {
+      RankException exception;
+      exception.type = in.text();
+      exception.message = in.text();
+      return exception;
+    }
+    case Kind::kDebugWaiting:
+      return DebugWaitingRecord{static_cast<int>(in.integer(1, kIntFieldMax))};
+    case Kind::kStackDumped:
+      return StackDumpedRecord{};
+    case Kind::kFinished:
+      return FinishedRecord{
+          static_cast<int>(in.integer(-kIntFieldMax, kIntFieldMax))};
+    default:
+      return malformed("unknown record kind " +
+                       std::to_string(static_cast<std::uint32_t>(kind)));
+  }
+}
+
 // Decodes a result frame; one that does not decode becomes an exception
 // report, so that the test fails saying so instead of losing the record.
 ResultRecord decodeResult(const Frame& frame) {
-  const Fields& f = frame.fields;
-  auto expect = [&](std::size_t count) { return f.size() == count; };
-  switch (frame.kind) {
-    case Kind::kFailure: {
-      const auto line = expect(3) ? parseNumber(f[1]) : std::nullopt;
-      if (!line) break;
-      return RankFailure{f[0], static_cast<int>(*line), f[2]};
-    }
-    case Kind::kSkip: {
-      const auto code = expect(2) ? parseNumber(f[0]) : std::nullopt;
-      if (!code) break;
-      return Skip{static_cast<SkipCode>(*code), f[1]};
-    }
-    case Kind::kException:
-      if (!expect(2)) break;
-      return RankException{f[0], f[1]};
-    case Kind::kDebugWaiting: {
-      const auto pid = expect(1) ? parseNumber(f[0]) : std::nullopt;
-      if (!pid) break;
-      return DebugWaitingRecord{static_cast<int>(*pid)};
-    }
-    case Kind::kStackDumped:
-      if (!expect(0)) break;
-      return StackDumpedRecord{};
-    case Kind::kFinished: {
-      const auto code = expect(1) ? parseNumber(f[0]) : std::nullopt;
-      if (!code) break;
-      return FinishedRecord{static_cast<int>(*code)};
-    }
-    default:
-      return malformed("unknown record kind " +
+  try {
+    FieldReader in(frame.payload,
+                   "record kind " +
                        std::to_string(static_cast<std::uint32_t>(frame.kind)));
+    ResultRecord record = readResult(frame.kind, in);
+    in.expectEnd();
+    return record;
+  } catch (const std::invalid_argument& error) {
+    return malformed(error.what());
   }
-  return malformed("record kind " +
-                   std::to_string(static_cast<std::uint32_t>(frame.kind)) +
-                   " with " + std::to_string(f.size()) + " malformed field(s)");
 }
 
 void appendU32(std::string& out, std::uint32_t value) {
@@ -120,31 +121,16 @@ std::uint32_t readU32(const char* in) {
 }
 
 std::string encode(const Frame& frame) {
-  std::string payload;
-  for (const std::string& field : frame.fields) {
-    appendU32(payload, static_cast<std::uint32_t>(field.size()));
-    payload += field;
-  }
   std::string out;
   appendU32(out, static_cast<std::uint32_t>(frame.kind));
-  appendU32(out, static_cast<std::uint32_t>(payload.size()));
-  return out + payload;
+  appendU32(out, static_cast<std::uint32_t>(frame.payload.size()));
+  return out + frame.payload;
 }
 
-// Splits a whole frame (header included) into its fields; nullopt when a
-// field runs past the payload.
-std::optional<Frame> decodeFrame(const char* data, std::size_t size) {
-  Frame frame{static_cast<Kind>(readU32(data)), {}};
-  std::size_t offset = kHeaderSize;
-  while (offset < size) {
-    if (size - offset < sizeof(std::uint32_t)) return std::nullopt;
-    const std::uint32_t length = readU32(data + offset);
-    offset += sizeof(std::uint32_t);
-    if (size - offset < length) return std::nullopt;
-    frame.fields.emplace_back(data + offset, length);
-    offset += length;
-  }
-  return frame;
+// A whole frame (header included) as its kind and payload.
+Frame decodeFrame(const char* data, std::size_t size) {
+  return {static_cast<Kind>(readU32(data)),
+          std::string(data + kHeaderSize, size - kHeaderSize)};
 }
 
 // Moves all `size` bytes with read() or write(), retrying short transfers;
@@ -191,10 +177,9 @@ std::optional<ResultRecord> ResultReader::next() {
   const std::size_t size =
       kHeaderSize + readU32(buffer_.data() + sizeof(std::uint32_t));
   if (buffer_.size() < size) return std::nullopt;
-  const std::optional<Frame> frame = decodeFrame(buffer_.data(), size);
+  const Frame frame = decodeFrame(buffer_.data(), size);
   buffer_.erase(0, size);
-  if (!frame) return malformed("a field runs past the end of its record");
-  return decodeResult(*frame);
+  return decodeResult(frame);
 }
 
 bool sendRun(int fd, const RunRecord& record) {
@@ -210,13 +195,19 @@ std::optional<RunRecord> receiveRun(int fd) {
                    ::read)) {
     return std::nullopt;
   }
-  const std::optional<Frame> frame = decodeFrame(bytes.data(), bytes.size());
-  if (!frame || frame->kind != Kind::kRun || frame->fields.size() != 2) {
+  const Frame frame = decodeFrame(bytes.data(), bytes.size());
+  if (frame.kind != Kind::kRun) return std::nullopt;
+  try {
+    FieldReader in(frame.payload, "a command to a reused worker");
+    RunRecord run;
+    run.test = in.text();
+    run.sequence =
+        static_cast<long>(in.integer(0, std::numeric_limits<long>::max()));
+    in.expectEnd();
+    return run;
+  } catch (const std::invalid_argument&) {
     return std::nullopt;
   }
-  const auto sequence = parseNumber(frame->fields[1]);
-  if (!sequence) return std::nullopt;
-  return RunRecord{frame->fields[0], static_cast<long>(*sequence)};
 }
 
 }  // namespace ranktest::internal

@@ -1,67 +1,16 @@
 #include "wire/report_codec.h"
 
 #include <chrono>
-#include <stdexcept>
+#include <cstdint>
+#include <limits>
 
-#include "wire/check.h"
+#include "wire/fields.h"
 
 namespace ranktest::internal {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 using SystemClock = std::chrono::system_clock;
-
-class Writer {
- public:
-  Writer& operator<<(const std::string& field) {
-    bytes_ += std::to_string(field.size()) + ':' + field;
-    return *this;
-  }
-  Writer& operator<<(long long number) {
-    return *this << std::to_string(number);
-  }
-  std::string bytes() const { return bytes_; }
-
- private:
-  std::string bytes_;
-};
-
-class Reader {
- public:
-  explicit Reader(const std::string& bytes) : bytes_(bytes) {}
-
-  std::string text() {
-    const std::size_t colon = bytes_.find(':', at_);
-    if (colon == std::string::npos) malformed();
-    std::size_t size = 0;
-    try {
-      size = std::stoul(bytes_.substr(at_, colon - at_));
-    } catch (const std::exception&) {
-      malformed();
-    }
-    if (colon + 1 + size > bytes_.size()) malformed();
-    std::string field = bytes_.substr(colon + 1, size);
-    at_ = colon + 1 + size;
-    return field;
-  }
-  long long number() {
-    try {
-      return std::stoll(text());
-    } catch (const std::invalid_argument&) {
-      malformed();
-    }
-  }
-  bool done() const { return at_ == bytes_.size(); }
-
- private:
-  [[noreturn]] void malformed() const {
-    RANKTEST_FAIL_ARG("ranktest: a rank's report is malformed at byte " +
-                      std::to_string(at_));
-  }
-
-  const std::string& bytes_;
-  std::size_t at_ = 0;
-};
 
 long long wallClockMillis(SteadyClock::time_point when) {
   const auto wall = SystemClock::now() - (SteadyClock::now() - when);
@@ -78,58 +27,88 @@ SteadyClock::time_point fromWallClockMillis(long long millis) {
 
 }  // namespace
 
+// The most lines, failures or exceptions one report may say it holds: a
+// count past it is a malformed report, not an allocation to attempt.
+constexpr std::int64_t kMostItems = 1 << 24;
+
 std::string encodeReport(const RankReport& r) {
-  Writer w;
-  w << r.rank << static_cast<long long>(r.end) << r.code << r.signal;
-  w << static_cast<long long>(r.failures.size());
-  for (const RankFailure& f : r.failures) w << f.file << f.line << f.message;
-  w << static_cast<long long>(r.exceptions.size());
-  for (const RankException& e : r.exceptions) w << e.type << e.message;
-  w << (r.skip ? 1 : 0);
-  if (r.skip) w << static_cast<long long>(r.skip->code) << r.skip->message;
-  w << static_cast<long long>(r.stack.size());
-  for (const std::string& line : r.stack) w << line;
-  w << static_cast<long long>(r.tail.size());
-  for (const std::string& line : r.tail) w << line;
-  w << r.stopped_because << r.where;
-  w << (r.failed_at ? 1 : 0);
-  if (r.failed_at) w << wallClockMillis(*r.failed_at);
+  FieldWriter w;
+  w.integer(r.rank).integer(static_cast<int>(r.end)).integer(r.code);
+  w.integer(r.signal).integer(static_cast<std::int64_t>(r.failures.size()));
+  for (const RankFailure& f : r.failures) {
+    w.text(f.file).integer(f.line).text(f.message);
+  }
+  w.integer(static_cast<std::int64_t>(r.exceptions.size()));
+  for (const RankException& e : r.exceptions) w.text(e.type).text(e.message);
+  w.flag(r.skip.has_value());
+  if (r.skip) w.integer(static_cast<int>(r.skip->code)).text(r.skip->message);
+  w.integer(static_cast<std::int64_t>(r.stack.size()));
+  for (const std::string& line : r.stack) w.text(line);
+  w.integer(static_cast<std::int64_t>(r.tail.size()));
+  for (const std::string& line : r.tail) w.text(line);
+  w.text(r.stopped_because).text(r.where).flag(r.failed_at.has_value());
+  if (r.failed_at) w.integer(wallClockMillis(*r.failed_at));
   return w.bytes();
 }
 
 RankReport decodeReport(const std::string& bytes) {
-  Reader in(bytes);
+  FieldReader in(bytes, "a rank's report");
   RankReport r;
-  r.rank = static_cast<int>(in.number());
-  r.end = static_cast<RankReport::End>(in.number());
-  r.code = static_cast<int>(in.number());
-  r.signal = static_cast<int>(in.number());
-  for (long long n = in.number(); n > 0; --n) {
+  r.rank = static_cast<int>(in.integer(0, kIntFieldMax));
+  r.end = static_cast<RankReport::End>(
+      in.integer(0, static_cast<int>(RankReport::End::kStopped)));
+  r.code = static_cast<int>(in.integer(-kIntFieldMax, kIntFieldMax));
+  r.signal = static_cast<int>(in.integer(0, kIntFieldMax));
+  for (std::int64_t n = in.integer(0, kMostItems); n > 0; --n) {
     RankFailure f;
     f.file = in.text();
-    f.line = static_cast<int>(in.number());
+    f.line = static_cast<int>(in.integer(0, kIntFieldMax));
     f.message = in.text();
-    r.failures.push_back(f);
+    r.failures.push_back(std::move(f));
   }
-  for (long long n = in.number(); n > 0; --n) {
+  for (std::int64_t n = in.integer(0, kMostItems); n > 0; --n) {
     RankException e;
     e.type = in.text();
     e.message = in.text();
-    r.exceptions.push_back(e);
+    r.exceptions.push_back(std::move(e));
   }
-  if (in.number() != 0) {
-    const auto code = static_cast<SkipCode>(in.number());
+  if (in.flag()) {
+    const auto code = static_cast<SkipCode>(in.integer(0, 255));
     r.skip = Skip{code, in.text()};
   }
-  for (long long n = in.number(); n > 0; --n) r.stack.push_back(in.text());
-  for (long long n = in.number(); n > 0; --n) r.tail.push_back(in.text());
+  for (std::int64_t n = in.integer(0, kMostItems); n > 0; --n) {
+    r.stack.push_back(in.text());
+  }
+  for (std::int64_t n = in.integer(0, kMostItems); n > 0; --n) {
+    r.tail.push_back(in.text());
+  }
   r.stopped_because = in.text();
   r.where = in.text();
-  if (in.number() != 0) r.failed_at = fromWallClockMillis(in.number());
-  if (!in.done()) {
-    RANKTEST_FAIL_ARG("ranktest: a rank's report has trailing bytes");
+  if (in.flag()) {
+    r.failed_at = fromWallClockMillis(
+        in.integer(std::numeric_limits<std::int64_t>::min(),
+                   std::numeric_limits<std::int64_t>::max()));
   }
+  in.expectEnd();
   return r;
+}
+
+std::string encodeSkipDecision(const std::optional<Skip>& skip) {
+  FieldWriter w;
+  w.flag(skip.has_value());
+  if (skip) w.integer(static_cast<int>(skip->code)).text(skip->message);
+  return w.bytes();
+}
+
+std::optional<Skip> decodeSkipDecision(const std::string& bytes) {
+  FieldReader in(bytes, "a rank's decision on skipping");
+  std::optional<Skip> skip;
+  if (in.flag()) {
+    const auto code = static_cast<SkipCode>(in.integer(0, 255));
+    skip = Skip{code, in.text()};
+  }
+  in.expectEnd();
+  return skip;
 }
 
 }  // namespace ranktest::internal

@@ -22,7 +22,7 @@
 
 namespace ranktest::internal {
 
-class StateResponder {
+class HeartbeatThread {
  public:
   // Called on the responder's thread after each poll, with its store
   // connection (for watching peers without a connection of its own).
@@ -30,11 +30,11 @@ class StateResponder {
 
   // Starts answering for `rank` on `store`. Construct it on the main thread:
   // that is the thread whose stack it gives.
-  StateResponder(c10::intrusive_ptr<c10d::Store> store, int rank,
-                 PollHook hook = {});
-  ~StateResponder();  // stop()s
-  StateResponder(const StateResponder&) = delete;
-  StateResponder& operator=(const StateResponder&) = delete;
+  HeartbeatThread(c10::intrusive_ptr<c10d::Store> store, int rank,
+                  PollHook hook = {});
+  ~HeartbeatThread();  // stop()s
+  HeartbeatThread(const HeartbeatThread&) = delete;
+  HeartbeatThread& operator=(const HeartbeatThread&) = delete;
 
   // What this rank is doing now, for the next answer.
   void setPhase(std::string phase);

@@ -1,40 +1,40 @@
-#include "job/store_watchdog.h"
+#include "job/liveness/store_silence_watch.h"
 
 #include <signal.h>
 #include <unistd.h>
 
-#include "job/liveness_periods.h"
+#include "job/liveness/periods.h"
 #include "wire/duration_text.h"
 
 namespace ranktest::internal {
 
-StoreWatchdog::StoreWatchdog(const StateResponder& responder, std::string who,
-                             std::string store_address,
-                             std::chrono::milliseconds grace)
-    : responder_(responder),
+StoreSilenceWatch::StoreSilenceWatch(const HeartbeatThread& responder,
+                                     std::string who, std::string store_address,
+                                     std::chrono::milliseconds grace)
+    : heartbeat_(responder),
       who_(std::move(who)),
       store_address_(std::move(store_address)),
       grace_(grace),
       launcher_(::getppid()),
       thread_([this] { watch(); }) {}
 
-StoreWatchdog::~StoreWatchdog() { stop(); }
+StoreSilenceWatch::~StoreSilenceWatch() { stop(); }
 
-void StoreWatchdog::stop() {
+void StoreSilenceWatch::stop() {
   stop_ = true;
   if (thread_.joinable()) thread_.join();
 }
 
-void StoreWatchdog::watch() {
+void StoreSilenceWatch::watch() {
   while (!stop_) {
-    const std::chrono::milliseconds silent = responder_.silence();
+    const std::chrono::milliseconds silent = heartbeat_.silence();
     if (silent >= grace_) giveUp(silent);
     stopIfTheLauncherIsGone();
     std::this_thread::sleep_for(liveness::kWatch);
   }
 }
 
-void StoreWatchdog::stopIfTheLauncherIsGone() {
+void StoreSilenceWatch::stopIfTheLauncherIsGone() {
   if (launcher_gone_ || ::getppid() == launcher_) return;
   launcher_gone_ = true;
   const std::string text = "[ranktest] " + who_ + ": its launcher (pid " +
@@ -45,8 +45,8 @@ void StoreWatchdog::stopIfTheLauncherIsGone() {
   ::kill(::getpid(), SIGTERM);
 }
 
-void StoreWatchdog::giveUp(std::chrono::milliseconds silent) {
-  const std::string phase = responder_.phase();
+void StoreSilenceWatch::giveUp(std::chrono::milliseconds silent) {
+  const std::string phase = heartbeat_.phase();
   const std::string text =
       "[ranktest] " + who_ + " lost the job's store at " + store_address_ +
       ": it has not answered for " + secondsText(silent) +

@@ -3,7 +3,7 @@
 // A launched rank whose job's store stops answering (its host cut off from
 // the network, the store's process stopped) would wait in a store call
 // forever: TCP tells nothing of a peer that neither answers nor closes. The
-// watchdog gives up for the rank: once the state responder's store call has
+// watchdog gives up for the rank: once the heartbeat thread's store call has
 // waited `grace`, it prints that the rank lost the job's store and what it
 // was doing (the responder's phase), and ends the process with code 1 (its body
 // dies with it), so that its launcher ends too.
@@ -22,20 +22,20 @@
 #include <string>
 #include <thread>
 
-#include "job/state_responder.h"
+#include "job/liveness/heartbeat_thread.h"
 
 namespace ranktest::internal {
 
-class StoreWatchdog {
+class StoreSilenceWatch {
  public:
   // Watches `responder` (which must outlive the watchdog). `who` names the
   // rank ("rank 1 of 2 (host h (address), pid p)"); `store_address` is
   // host:port.
-  StoreWatchdog(const StateResponder& responder, std::string who,
-                std::string store_address, std::chrono::milliseconds grace);
-  ~StoreWatchdog();  // stop()s
-  StoreWatchdog(const StoreWatchdog&) = delete;
-  StoreWatchdog& operator=(const StoreWatchdog&) = delete;
+  StoreSilenceWatch(const HeartbeatThread& responder, std::string who,
+                    std::string store_address, std::chrono::milliseconds grace);
+  ~StoreSilenceWatch();  // stop()s
+  StoreSilenceWatch(const StoreSilenceWatch&) = delete;
+  StoreSilenceWatch& operator=(const StoreSilenceWatch&) = delete;
 
   // Stops watching (within one check, 100 ms).
   void stop();
@@ -45,7 +45,7 @@ class StoreWatchdog {
   void stopIfTheLauncherIsGone();
   [[noreturn]] void giveUp(std::chrono::milliseconds silent);
 
-  const StateResponder& responder_;
+  const HeartbeatThread& heartbeat_;
   const std::string who_;
   const std::string store_address_;
   const std::chrono::milliseconds grace_;

@@ -1,4 +1,4 @@
-#include "job/state_responder.h"
+#include "job/liveness/heartbeat_thread.h"
 
 #include <execinfo.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "job/liveness_periods.h"
+#include "job/liveness/periods.h"
 #include "wire/check.h"
 #include "wire/store_keys.h"
 
@@ -44,8 +44,8 @@ std::int64_t steadyNow() {
 
 }  // namespace
 
-StateResponder::StateResponder(c10::intrusive_ptr<c10d::Store> store, int rank,
-                               PollHook hook)
+HeartbeatThread::HeartbeatThread(c10::intrusive_ptr<c10d::Store> store,
+                                 int rank, PollHook hook)
     : store_(std::move(store)),
       rank_(rank),
       hook_(std::move(hook)),
@@ -65,19 +65,19 @@ StateResponder::StateResponder(c10::intrusive_ptr<c10d::Store> store, int rank,
   thread_ = std::thread([this] { serve(); });
 }
 
-StateResponder::~StateResponder() { stop(); }
+HeartbeatThread::~HeartbeatThread() { stop(); }
 
-void StateResponder::stop() {
+void HeartbeatThread::stop() {
   stop_ = true;
   if (thread_.joinable()) thread_.join();
 }
 
-void StateResponder::setPhase(std::string phase) {
+void HeartbeatThread::setPhase(std::string phase) {
   const std::lock_guard<std::mutex> lock(mutex_);
   phase_ = std::move(phase);
 }
 
-std::string StateResponder::answer() {
+std::string HeartbeatThread::answer() {
   std::string text;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -102,23 +102,23 @@ std::string StateResponder::answer() {
   return text;
 }
 
-std::chrono::milliseconds StateResponder::silence() const {
+std::chrono::milliseconds HeartbeatThread::silence() const {
   const std::int64_t since = call_since_;
   if (since == 0) return std::chrono::milliseconds(0);
   return std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::nanoseconds(steadyNow() - since));
 }
 
-std::string StateResponder::phase() const {
+std::string HeartbeatThread::phase() const {
   const std::lock_guard<std::mutex> lock(mutex_);
   return phase_;
 }
 
-std::int64_t StateResponder::beat(c10d::Store& store, int rank) {
+std::int64_t HeartbeatThread::beat(c10d::Store& store, int rank) {
   return store.add(keys::beat(rank), 0);
 }
 
-void StateResponder::serve() {
+void HeartbeatThread::serve() {
   // Marks the store calls in its scope for silence(): a store that neither
   // answers nor closes (a cut-off host, a stopped server) leaves one waiting.
   struct InStoreCalls {
@@ -157,13 +157,13 @@ void StateResponder::serve() {
   }
 }
 
-std::unique_lock<std::timed_mutex> StateResponder::pauseForFork(
+std::unique_lock<std::timed_mutex> HeartbeatThread::pauseForFork(
     std::chrono::milliseconds limit) {
   return std::unique_lock<std::timed_mutex>(polling_, limit);
 }
 
-std::optional<std::string> StateResponder::ask(c10d::Store& store, int rank,
-                                               std::chrono::milliseconds wait) {
+std::optional<std::string> HeartbeatThread::ask(
+    c10d::Store& store, int rank, std::chrono::milliseconds wait) {
   const std::int64_t question = store.add(keys::ask(rank), 1);
   try {
     store.wait({keys::answer(rank, question)}, wait);

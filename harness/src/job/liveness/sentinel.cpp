@@ -1,4 +1,4 @@
-#include "job/rank_sentinel.h"
+#include "job/liveness/sentinel.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "job/attempt_store.h"
-#include "job/liveness_periods.h"
+#include "job/liveness/periods.h"
 #include "process/process_facts.h"
 #include "rank/exception_chain.h"
 #include "ranktest/settings.h"
