@@ -14,7 +14,7 @@
 #include "process/program.h"
 #include "warm/build_identity.h"
 #include "warm/warm_protocol.h"
-#include "wire/retry_on_eintr.h"
+#include "warm/warm_start.h"
 
 namespace ranktest::warm {
 namespace {
@@ -55,10 +55,6 @@ std::optional<std::string> cachedListing(const std::string& cache_path,
   return listing.str();
 }
 
-// Static initialisation of a large binary (under a sanitizer, on a loaded
-// machine) may take long; a listing not done in this time is given up.
-constexpr std::chrono::seconds kListingLimit{120};
-
 struct ListingRun {
   int exit_code = 1;
   std::string listing;
@@ -81,14 +77,14 @@ ListingRun runListing(const std::string& binary, const std::string& mapped,
   ListingRun run;
   try {
     const internal::ProgramRun listed =
-        internal::runProgram(call, kListingLimit);
+        internal::runProgram(call, kSuiteStartLimit);
     run.listing = listed.output;
     run.exit_code =
         listed.exit_code >= 0 ? listed.exit_code : 128 + listed.signal;
     if (listed.timed_out) {
       std::cerr << "ranktest_warm_client: " << binary
                 << " --gtest_list_tests did not end within "
-                << kListingLimit.count() << " s" << std::endl;
+                << kSuiteStartLimit.count() << " s" << std::endl;
     }
   } catch (const std::exception& error) {
     std::cerr << "ranktest_warm_client: " << error.what() << std::endl;

@@ -20,9 +20,6 @@
 namespace ranktest::warm {
 namespace {
 
-// Static initialisation of a large binary (under a sanitizer, on a loaded
-// machine) may take long; a start that says nothing in this time is given up.
-constexpr std::chrono::seconds kStartLimit{120};
 constexpr int kReadyFd = 3;
 
 // In the warm process's child before exec: nothing of ctest's (a warm
@@ -43,12 +40,12 @@ void prepareWarmChild(int ready_write, int exec_error_fd) {
   if (length > 0) (void)!::write(kReadyFd, line, static_cast<size_t>(length));
 }
 
-// The warm process's answer on `ready_fd`, within kStartLimit: its second
+// The warm process's answer on `ready_fd`, within kSuiteStartLimit: its second
 // line (the first is its pid, for stopping one that stays silent).
 WarmStart readTheAnswer(int ready_fd) {
   // Its answer is the second line; the first is its pid.
   std::string said;
-  const auto give_up = std::chrono::steady_clock::now() + kStartLimit;
+  const auto give_up = std::chrono::steady_clock::now() + kSuiteStartLimit;
   WarmStart start{"cannot", "it exited while starting"};
   for (;;) {
     const std::size_t first_end = said.find('\n');
@@ -80,7 +77,7 @@ WarmStart readTheAnswer(int ready_fd) {
               : internal::numberAfter(said.substr(0, first_end), "pid ");
       if (pid) ::kill(static_cast<pid_t>(*pid), SIGKILL);
       start = {"cannot", "it did not answer within " +
-                             std::to_string(kStartLimit.count()) + " s"};
+                             std::to_string(kSuiteStartLimit.count()) + " s"};
       break;
     }
     char chunk[256];

@@ -3,10 +3,16 @@
 // Starts a test binary as a warm process (see warm_protocol.h), detached
 // from the client: its own session, no terminal, none of ctest's pipes.
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 
 namespace ranktest::warm {
+
+// How long a suite binary may take to start: its static initialisation
+// (large, under a sanitizer, on a loaded machine) may take long. A warm
+// start or a test listing that says nothing in this time is given up.
+inline constexpr std::chrono::seconds kSuiteStartLimit{120};
 
 struct WarmStart {
   // "ready" (it listens), "busy" (another warm process has the name, which

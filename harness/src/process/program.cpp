@@ -109,8 +109,9 @@ void closeDescriptorsAbove(int highest_kept, int exec_error_fd) {
     // Before Linux 5.9: one by one, up to the descriptor limit.
     rlimit limit{};
     ::getrlimit(RLIMIT_NOFILE, &limit);
-    const unsigned end = limit.rlim_cur < last ? limit.rlim_cur : last;
-    for (unsigned fd = first; fd < end; ++fd) ::close(static_cast<int>(fd));
+    for (unsigned fd = first; fd <= last && fd < limit.rlim_cur; ++fd) {
+      ::close(static_cast<int>(fd));
+    }
   };
   const unsigned first = static_cast<unsigned>(highest_kept) + 1;
   if (exec_error_fd > highest_kept) {
